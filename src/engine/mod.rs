@@ -1,0 +1,1 @@
+//! Embedded evaluator for the Soufflé subset that `rules/` uses.
