@@ -2,3 +2,10 @@
 //! that `rules/` uses. See docs/architecture.md for the map.
 
 pub mod engine;
+pub mod extract;
+pub mod input;
+pub mod pipeline;
+pub mod relations;
+pub mod schema;
+pub mod sink;
+pub mod writer;

@@ -1,8 +1,9 @@
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Turn LLVM bitcode into Datalog facts, and evaluate Soufflé rules over them.
+/// Turn LLVM bitcode into Datalog facts for Soufflé, and evaluate Soufflé rules over them.
 #[derive(Parser)]
 #[command(name = "llfacts", version, about, long_about = None)]
 struct Cli {
@@ -12,18 +13,70 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the Soufflé declarations of every fact relation.
-    Schema,
+    /// Extract facts from LLVM modules (.bc or .ll) into one directory of <relation>.facts files.
+    ///
+    /// Several inputs give one fact set: ids are unique across modules, and functions and
+    /// globals carry their names so they link across modules. The output directory is
+    /// written beside the destination and moved into place only on success.
+    Extract {
+        /// Input modules: LLVM bitcode (.bc) or assembly (.ll), as produced by LLVM 19.
+        #[arg(required = true, value_name = "INPUT")]
+        inputs: Vec<PathBuf>,
+        /// Output directory (created or replaced).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// Worker threads [default: all cores]. The output is byte-identical for every value.
+        #[arg(short, long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Print nothing but errors.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Print the Soufflé declarations of every fact relation, or write them as schema files.
+    Schema {
+        /// Write one file per relation group plus llfacts.dl into DIR instead of printing.
+        #[arg(long, value_name = "DIR")]
+        write: Option<PathBuf>,
+    },
     // ENGINE: `Run` variant goes here.
+}
+
+fn thread_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = jobs {
+        anyhow::ensure!(n > 0, "--jobs must be at least 1");
+        builder = builder.num_threads(n);
+    }
+    Ok(builder.build()?)
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Extract { inputs, output, jobs, quiet } => {
+            let summary = thread_pool(jobs)?.install(|| llfacts::pipeline::extract(&inputs, &output, quiet))?;
+            if !quiet {
+                eprintln!("llfacts: {summary}");
+            }
+            Ok(())
+        }
+        Command::Schema { write: None } => {
+            print!("{}", llfacts::schema::full_text());
+            Ok(())
+        }
+        Command::Schema { write: Some(dir) } => {
+            std::fs::create_dir_all(&dir)?;
+            for (name, text) in llfacts::schema::files() {
+                let path = dir.join(name);
+                std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
+            Ok(())
+        } // ENGINE: `Run` dispatch goes here.
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Schema => Ok::<(), anyhow::Error>(()),
-        // ENGINE: `Run` dispatch goes here.
-    };
-    match result {
+    match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("llfacts: {err:#}");

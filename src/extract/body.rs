@@ -1,0 +1,711 @@
+//! Function bodies: blocks, the CFG, and every instruction with its operands and attributes.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use llvm_sys::LLVMOpcode::{self, *};
+use llvm_sys::core::*;
+use llvm_sys::debuginfo::LLVMInstructionGetDebugLoc;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMRealPredicate, LLVMTailCallKind};
+
+use super::constants::{OperandId, site};
+use super::llvm::{self, bytes, name};
+use super::{Worker, attrs, callconv_name};
+use crate::fact;
+use crate::relations::Rel;
+use crate::sink::num;
+
+/// LLVM's numbering of a function's values: unnamed parameters, blocks and non-void
+/// instructions get consecutive slots, exactly as the IR printer shows them (`%0`, `%1`, ...).
+pub struct Numbering {
+    pub locals: HashMap<LLVMValueRef, Rc<[u8]>>,
+    pub blocks: HashMap<LLVMBasicBlockRef, Rc<[u8]>>,
+    /// Blocks in layout order with their instructions (debug-intrinsic calls excluded).
+    pub layout: Vec<(LLVMBasicBlockRef, Vec<LLVMValueRef>)>,
+}
+
+impl Numbering {
+    pub unsafe fn of(func_id: &[u8], f: LLVMValueRef) -> Numbering {
+        unsafe {
+            let mut slot = 0usize;
+            let mut label = |v: LLVMValueRef| -> Rc<[u8]> {
+                let mut id = Vec::with_capacity(func_id.len() + 8);
+                id.extend_from_slice(func_id);
+                id.extend_from_slice(b":%");
+                let n = name(v);
+                if n.is_empty() {
+                    id.extend_from_slice(slot.to_string().as_bytes());
+                    slot += 1;
+                } else {
+                    id.extend_from_slice(n);
+                }
+                id.into()
+            };
+            let mut locals = HashMap::new();
+            let mut blocks = HashMap::new();
+            for p in llvm::params(f) {
+                locals.insert(p, label(p));
+            }
+            let mut layout = Vec::new();
+            for bb in llvm::blocks(f) {
+                blocks.insert(bb, label(LLVMBasicBlockAsValue(bb)));
+                let instrs = llvm::real_instructions(bb);
+                for &i in &instrs {
+                    if !llvm::type_is_void(LLVMTypeOf(i)) {
+                        locals.insert(i, label(i));
+                    }
+                }
+                layout.push((bb, instrs));
+            }
+            Numbering { locals, blocks, layout }
+        }
+    }
+}
+
+pub fn opcode_name(op: LLVMOpcode) -> &'static str {
+    opcode_info(op).0
+}
+
+/// Spelling and kind relation of each opcode.
+fn opcode_info(op: LLVMOpcode) -> (&'static str, Rel) {
+    match op {
+        LLVMRet => ("ret", Rel::ret_instr),
+        LLVMBr => ("br", Rel::br_instr),
+        LLVMSwitch => ("switch", Rel::switch_instr),
+        LLVMIndirectBr => ("indirectbr", Rel::indirectbr_instr),
+        LLVMInvoke => ("invoke", Rel::invoke_instr),
+        LLVMUnreachable => ("unreachable", Rel::unreachable_instr),
+        LLVMCallBr => ("callbr", Rel::callbr_instr),
+        LLVMFNeg => ("fneg", Rel::fneg_instr),
+        LLVMAdd => ("add", Rel::add_instr),
+        LLVMFAdd => ("fadd", Rel::fadd_instr),
+        LLVMSub => ("sub", Rel::sub_instr),
+        LLVMFSub => ("fsub", Rel::fsub_instr),
+        LLVMMul => ("mul", Rel::mul_instr),
+        LLVMFMul => ("fmul", Rel::fmul_instr),
+        LLVMUDiv => ("udiv", Rel::udiv_instr),
+        LLVMSDiv => ("sdiv", Rel::sdiv_instr),
+        LLVMFDiv => ("fdiv", Rel::fdiv_instr),
+        LLVMURem => ("urem", Rel::urem_instr),
+        LLVMSRem => ("srem", Rel::srem_instr),
+        LLVMFRem => ("frem", Rel::frem_instr),
+        LLVMShl => ("shl", Rel::shl_instr),
+        LLVMLShr => ("lshr", Rel::lshr_instr),
+        LLVMAShr => ("ashr", Rel::ashr_instr),
+        LLVMAnd => ("and", Rel::and_instr),
+        LLVMOr => ("or", Rel::or_instr),
+        LLVMXor => ("xor", Rel::xor_instr),
+        LLVMAlloca => ("alloca", Rel::alloca_instr),
+        LLVMLoad => ("load", Rel::load_instr),
+        LLVMStore => ("store", Rel::store_instr),
+        LLVMGetElementPtr => ("getelementptr", Rel::getelementptr_instr),
+        LLVMTrunc => ("trunc", Rel::trunc_instr),
+        LLVMZExt => ("zext", Rel::zext_instr),
+        LLVMSExt => ("sext", Rel::sext_instr),
+        LLVMFPToUI => ("fptoui", Rel::fptoui_instr),
+        LLVMFPToSI => ("fptosi", Rel::fptosi_instr),
+        LLVMUIToFP => ("uitofp", Rel::uitofp_instr),
+        LLVMSIToFP => ("sitofp", Rel::sitofp_instr),
+        LLVMFPTrunc => ("fptrunc", Rel::fptrunc_instr),
+        LLVMFPExt => ("fpext", Rel::fpext_instr),
+        LLVMPtrToInt => ("ptrtoint", Rel::ptrtoint_instr),
+        LLVMIntToPtr => ("inttoptr", Rel::inttoptr_instr),
+        LLVMBitCast => ("bitcast", Rel::bitcast_instr),
+        LLVMAddrSpaceCast => ("addrspacecast", Rel::addrspacecast_instr),
+        LLVMICmp => ("icmp", Rel::icmp_instr),
+        LLVMFCmp => ("fcmp", Rel::fcmp_instr),
+        LLVMPHI => ("phi", Rel::phi_instr),
+        LLVMCall => ("call", Rel::call_instr),
+        LLVMSelect => ("select", Rel::select_instr),
+        LLVMVAArg => ("va_arg", Rel::va_arg_instr),
+        LLVMExtractElement => ("extractelement", Rel::extractelement_instr),
+        LLVMInsertElement => ("insertelement", Rel::insertelement_instr),
+        LLVMShuffleVector => ("shufflevector", Rel::shufflevector_instr),
+        LLVMExtractValue => ("extractvalue", Rel::extractvalue_instr),
+        LLVMInsertValue => ("insertvalue", Rel::insertvalue_instr),
+        LLVMFreeze => ("freeze", Rel::freeze_instr),
+        LLVMFence => ("fence", Rel::fence_instr),
+        LLVMAtomicCmpXchg => ("cmpxchg", Rel::cmpxchg_instr),
+        LLVMAtomicRMW => ("atomicrmw", Rel::atomicrmw_instr),
+        LLVMResume => ("resume", Rel::resume_instr),
+        LLVMLandingPad => ("landingpad", Rel::landingpad_instr),
+        LLVMCleanupRet => ("cleanupret", Rel::cleanupret_instr),
+        LLVMCatchRet => ("catchret", Rel::catchret_instr),
+        LLVMCatchPad => ("catchpad", Rel::catchpad_instr),
+        LLVMCleanupPad => ("cleanuppad", Rel::cleanuppad_instr),
+        LLVMCatchSwitch => ("catchswitch", Rel::catchswitch_instr),
+        // Never present in parsed modules: reserved for passes.
+        LLVMUserOp1 | LLVMUserOp2 => ("userop", Rel::call_instr),
+    }
+}
+
+fn ordering_name(o: LLVMAtomicOrdering) -> Option<&'static str> {
+    use LLVMAtomicOrdering::*;
+    Some(match o {
+        LLVMAtomicOrderingNotAtomic => return None,
+        LLVMAtomicOrderingUnordered => "unordered",
+        LLVMAtomicOrderingMonotonic => "monotonic",
+        LLVMAtomicOrderingAcquire => "acquire",
+        LLVMAtomicOrderingRelease => "release",
+        LLVMAtomicOrderingAcquireRelease => "acq_rel",
+        LLVMAtomicOrderingSequentiallyConsistent => "seq_cst",
+    })
+}
+
+fn rmw_name(op: LLVMAtomicRMWBinOp) -> &'static str {
+    use LLVMAtomicRMWBinOp::*;
+    match op {
+        LLVMAtomicRMWBinOpXchg => "xchg",
+        LLVMAtomicRMWBinOpAdd => "add",
+        LLVMAtomicRMWBinOpSub => "sub",
+        LLVMAtomicRMWBinOpAnd => "and",
+        LLVMAtomicRMWBinOpNand => "nand",
+        LLVMAtomicRMWBinOpOr => "or",
+        LLVMAtomicRMWBinOpXor => "xor",
+        LLVMAtomicRMWBinOpMax => "max",
+        LLVMAtomicRMWBinOpMin => "min",
+        LLVMAtomicRMWBinOpUMax => "umax",
+        LLVMAtomicRMWBinOpUMin => "umin",
+        LLVMAtomicRMWBinOpFAdd => "fadd",
+        LLVMAtomicRMWBinOpFSub => "fsub",
+        LLVMAtomicRMWBinOpFMax => "fmax",
+        LLVMAtomicRMWBinOpFMin => "fmin",
+        LLVMAtomicRMWBinOpUIncWrap => "uinc_wrap",
+        LLVMAtomicRMWBinOpUDecWrap => "udec_wrap",
+    }
+}
+
+fn icmp_name(p: LLVMIntPredicate) -> &'static str {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => "eq",
+        LLVMIntNE => "ne",
+        LLVMIntUGT => "ugt",
+        LLVMIntUGE => "uge",
+        LLVMIntULT => "ult",
+        LLVMIntULE => "ule",
+        LLVMIntSGT => "sgt",
+        LLVMIntSGE => "sge",
+        LLVMIntSLT => "slt",
+        LLVMIntSLE => "sle",
+    }
+}
+
+fn fcmp_name(p: LLVMRealPredicate) -> &'static str {
+    use LLVMRealPredicate::*;
+    match p {
+        LLVMRealPredicateFalse => "false",
+        LLVMRealOEQ => "oeq",
+        LLVMRealOGT => "ogt",
+        LLVMRealOGE => "oge",
+        LLVMRealOLT => "olt",
+        LLVMRealOLE => "ole",
+        LLVMRealONE => "one",
+        LLVMRealORD => "ord",
+        LLVMRealUNO => "uno",
+        LLVMRealUEQ => "ueq",
+        LLVMRealUGT => "ugt",
+        LLVMRealUGE => "uge",
+        LLVMRealULT => "ult",
+        LLVMRealULE => "ule",
+        LLVMRealUNE => "une",
+        LLVMRealPredicateTrue => "true",
+    }
+}
+
+const FAST_MATH: &[(u32, &str)] = &[
+    (llvm_sys::LLVMFastMathNoNaNs, "nnan"),
+    (llvm_sys::LLVMFastMathNoInfs, "ninf"),
+    (llvm_sys::LLVMFastMathNoSignedZeros, "nsz"),
+    (llvm_sys::LLVMFastMathAllowReciprocal, "arcp"),
+    (llvm_sys::LLVMFastMathAllowContract, "contract"),
+    (llvm_sys::LLVMFastMathApproxFunc, "afn"),
+    (llvm_sys::LLVMFastMathAllowReassoc, "reassoc"),
+];
+
+impl Worker<'_> {
+    /// Emits a defined function's blocks, instructions and variables. Returns the number of
+    /// instructions.
+    pub unsafe fn function_body(&mut self, func_id: &[u8], f: LLVMValueRef) -> usize {
+        unsafe {
+            let numbering = Numbering::of(func_id, f);
+            self.locals = numbering.locals;
+            self.blocks = numbering.blocks;
+            let func: OperandId = func_id.into();
+
+            for (index, p) in llvm::params(f).into_iter().enumerate() {
+                let var = self.locals[&p].clone();
+                self.variable(&func, p, &var);
+                fact!(self.out, function_param, &func, index as i32, &var);
+            }
+
+            let mut index_in_func = 0usize;
+            for (bb_index, (bb, instrs)) in numbering.layout.iter().enumerate() {
+                let block = self.blocks[bb].clone();
+                fact!(self.out, block, &block, &func);
+                fact!(self.out, block_index, &block, bb_index as i32);
+                if bb_index == 0 {
+                    fact!(self.out, function_entry_block, &func, &block);
+                }
+                let ids: Vec<Rc<[u8]>> = (0..instrs.len()).map(|k| site(&block, b':', k).into()).collect();
+                if let Some(first) = ids.first() {
+                    fact!(self.out, block_first_instr, &block, first);
+                }
+                for (k, &instr) in instrs.iter().enumerate() {
+                    let id = &ids[k];
+                    fact!(self.out, instr_function, id, &func);
+                    fact!(self.out, instr_block, id, &block);
+                    if let Some(n) = num(index_in_func) {
+                        fact!(self.out, instr_index, id, n);
+                    }
+                    if let Some(next) = ids.get(k + 1) {
+                        fact!(self.out, instr_next, id, next);
+                    }
+                    self.instruction(&func, id, instr);
+                    index_in_func += 1;
+                }
+                let term = LLVMGetBasicBlockTerminator(*bb);
+                if !term.is_null() {
+                    fact!(self.out, block_terminator, &block, ids.last().unwrap());
+                    let mut seen = Vec::new();
+                    for s in 0..LLVMGetNumSuccessors(term) {
+                        let succ = LLVMGetSuccessor(term, s);
+                        if seen.contains(&succ) {
+                            continue;
+                        }
+                        seen.push(succ);
+                        let succ_id = &self.blocks[&succ];
+                        fact!(self.out, block_succ, &block, succ_id);
+                        fact!(self.out, block_pred, succ_id, &block);
+                    }
+                }
+            }
+            index_in_func
+        }
+    }
+
+    unsafe fn variable(&mut self, func: &[u8], v: LLVMValueRef, var: &Rc<[u8]>) {
+        unsafe {
+            let ty = self.types.id(LLVMTypeOf(v));
+            fact!(self.out, variable, var, func);
+            fact!(self.out, variable_type, var, ty);
+            fact!(self.out, variable_name, var, &var[func.len() + 1..]);
+            if let Some(names) = self.m.source_names.get(&llvm::Handle(v)) {
+                for (source, line) in names {
+                    fact!(self.out, variable_source_name, var, &source[..], *line);
+                }
+            }
+        }
+    }
+
+    unsafe fn block_of(&self, bb: LLVMBasicBlockRef) -> Rc<[u8]> {
+        self.blocks[&bb].clone()
+    }
+
+    unsafe fn instruction(&mut self, func: &Rc<[u8]>, id: &Rc<[u8]>, instr: LLVMValueRef) {
+        unsafe {
+            let opcode = LLVMGetInstructionOpcode(instr);
+            let (op_name, kind_rel) = opcode_info(opcode);
+            fact!(self.out, instr, id, op_name);
+            self.out.emit(kind_rel, (id,));
+
+            if let Some(var) = self.locals.get(&instr).cloned() {
+                fact!(self.out, instr_result, id, &var);
+                self.variable(func, instr, &var);
+            }
+            if !LLVMInstructionGetDebugLoc(instr).is_null() {
+                let mut len = 0;
+                let file = bytes(LLVMGetDebugLocFilename(instr, &mut len), len as usize);
+                let mut dlen = 0;
+                let dir = bytes(LLVMGetDebugLocDirectory(instr, &mut dlen), dlen as usize);
+                let path = if dir.is_empty() || file.starts_with(b"/") {
+                    file.to_vec()
+                } else {
+                    [dir, b"/", file].concat()
+                };
+                let line = LLVMGetDebugLocLine(instr) as i32;
+                let column = LLVMGetDebugLocColumn(instr) as i32;
+                fact!(self.out, instr_debug_loc, id, path, line, column);
+            }
+
+            // Operand ids, by LLVM's operand position.
+            let raw_ops = llvm::operands(instr);
+            let ops: Vec<OperandId> =
+                raw_ops.iter().enumerate().map(|(k, &v)| self.operand(v, site(id, b'#', k))).collect();
+            for (k, op) in ops.iter().enumerate() {
+                fact!(self.out, instr_operand, id, k as i32, op);
+            }
+            fact!(self.out, instr_noperands, id, ops.len() as i32);
+
+            self.flags(id, instr, opcode);
+            match opcode {
+                LLVMRet => match ops.first() {
+                    Some(v) => fact!(self.out, ret_value, id, v),
+                    None => fact!(self.out, ret_void, id),
+                },
+                LLVMBr => {
+                    if LLVMIsConditional(instr) != 0 {
+                        fact!(self.out, br_cond, id, &ops[0]);
+                        let (t, f) = (self.block_of(LLVMGetSuccessor(instr, 0)), self.block_of(LLVMGetSuccessor(instr, 1)));
+                        fact!(self.out, br_true_dest, id, t);
+                        fact!(self.out, br_false_dest, id, f);
+                    } else {
+                        let d = self.block_of(LLVMGetSuccessor(instr, 0));
+                        fact!(self.out, br_dest, id, d);
+                    }
+                }
+                LLVMSwitch => {
+                    fact!(self.out, switch_value, id, &ops[0]);
+                    let d = self.block_of(LLVMGetSwitchDefaultDest(instr));
+                    fact!(self.out, switch_default_dest, id, d);
+                    let ncases = (ops.len() - 2) / 2;
+                    for c in 0..ncases {
+                        let dest = self.block_of(LLVMGetSuccessor(instr, (c + 1) as u32));
+                        fact!(self.out, switch_case, id, c as i32, &ops[2 + 2 * c], dest);
+                    }
+                    fact!(self.out, switch_ncases, id, ncases as i32);
+                }
+                LLVMIndirectBr => {
+                    fact!(self.out, indirectbr_addr, id, &ops[0]);
+                    for s in 0..LLVMGetNumSuccessors(instr) {
+                        let d = self.block_of(LLVMGetSuccessor(instr, s));
+                        fact!(self.out, indirectbr_dest, id, s as i32, d);
+                    }
+                }
+                LLVMCall | LLVMInvoke | LLVMCallBr => {
+                    self.call(id, instr, opcode, &ops);
+                }
+                LLVMResume => fact!(self.out, resume_value, id, &ops[0]),
+                LLVMUnreachable => {}
+                LLVMCleanupRet => {
+                    fact!(self.out, pad_exit_from, id, &ops[0]);
+                    let unwind = LLVMGetUnwindDest(instr);
+                    if !unwind.is_null() {
+                        let d = self.block_of(unwind);
+                        fact!(self.out, unwind_dest, id, d);
+                    }
+                }
+                LLVMCatchRet => {
+                    fact!(self.out, pad_exit_from, id, &ops[0]);
+                    let d = self.block_of(LLVMGetSuccessor(instr, 0));
+                    fact!(self.out, catchret_dest, id, d);
+                }
+                LLVMCatchSwitch => {
+                    fact!(self.out, catchswitch_parent, id, &ops[0]);
+                    let n = LLVMGetNumHandlers(instr) as usize;
+                    let mut handlers = vec![std::ptr::null_mut(); n];
+                    LLVMGetHandlers(instr, handlers.as_mut_ptr());
+                    for (k, h) in handlers.into_iter().enumerate() {
+                        let d = self.block_of(h);
+                        fact!(self.out, catchswitch_handler, id, k as i32, d);
+                    }
+                    let unwind = LLVMGetUnwindDest(instr);
+                    if !unwind.is_null() {
+                        let d = self.block_of(unwind);
+                        fact!(self.out, unwind_dest, id, d);
+                    }
+                }
+                LLVMCatchPad | LLVMCleanupPad => {
+                    // Funclet pads: arguments first, the parent pad last.
+                    let nargs = LLVMGetNumArgOperands(instr) as usize;
+                    for (k, op) in ops.iter().take(nargs).enumerate() {
+                        fact!(self.out, pad_arg, id, k as i32, op);
+                    }
+                    fact!(self.out, pad_parent, id, ops.last().unwrap());
+                }
+                LLVMFNeg | LLVMFreeze => fact!(self.out, unop_operand, id, &ops[0]),
+                LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv | LLVMFDiv
+                | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
+                    fact!(self.out, binop_lhs, id, &ops[0]);
+                    fact!(self.out, binop_rhs, id, &ops[1]);
+                }
+                LLVMAlloca => {
+                    let t = self.types.id(LLVMGetAllocatedType(instr));
+                    fact!(self.out, alloca_type, id, t);
+                    fact!(self.out, alloca_count, id, &ops[0]);
+                }
+                LLVMLoad => {
+                    fact!(self.out, load_addr, id, &ops[0]);
+                    let t = self.types.id(LLVMTypeOf(instr));
+                    fact!(self.out, load_type, id, t);
+                }
+                LLVMStore => {
+                    fact!(self.out, store_value, id, &ops[0]);
+                    fact!(self.out, store_addr, id, &ops[1]);
+                    let t = self.types.id(LLVMTypeOf(raw_ops[0]));
+                    fact!(self.out, store_type, id, t);
+                }
+                LLVMGetElementPtr => self.gep(id, instr, &raw_ops, &ops),
+                LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP | LLVMFPTrunc
+                | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+                    fact!(self.out, cast_from, id, &ops[0]);
+                    let from = self.types.id(LLVMTypeOf(raw_ops[0]));
+                    let to = self.types.id(LLVMTypeOf(instr));
+                    fact!(self.out, cast_from_type, id, from);
+                    fact!(self.out, cast_to_type, id, to);
+                }
+                LLVMICmp | LLVMFCmp => {
+                    fact!(self.out, cmp_lhs, id, &ops[0]);
+                    fact!(self.out, cmp_rhs, id, &ops[1]);
+                    let pred = if opcode == LLVMICmp {
+                        icmp_name(LLVMGetICmpPredicate(instr))
+                    } else {
+                        fcmp_name(LLVMGetFCmpPredicate(instr))
+                    };
+                    fact!(self.out, cmp_predicate, id, pred);
+                }
+                LLVMPHI => {
+                    let n = LLVMCountIncoming(instr);
+                    for k in 0..n {
+                        let b = self.block_of(LLVMGetIncomingBlock(instr, k));
+                        fact!(self.out, phi_incoming, id, k as i32, &ops[k as usize], b);
+                    }
+                    fact!(self.out, phi_nincoming, id, n as i32);
+                }
+                LLVMSelect => {
+                    fact!(self.out, select_cond, id, &ops[0]);
+                    fact!(self.out, select_true, id, &ops[1]);
+                    fact!(self.out, select_false, id, &ops[2]);
+                }
+                LLVMVAArg => {
+                    fact!(self.out, va_arg_list, id, &ops[0]);
+                    let t = self.types.id(LLVMTypeOf(instr));
+                    fact!(self.out, va_arg_type, id, t);
+                }
+                LLVMExtractElement => {
+                    fact!(self.out, vector_base, id, &ops[0]);
+                    fact!(self.out, vector_index, id, &ops[1]);
+                }
+                LLVMInsertElement => {
+                    fact!(self.out, vector_base, id, &ops[0]);
+                    fact!(self.out, insertelement_value, id, &ops[1]);
+                    fact!(self.out, vector_index, id, &ops[2]);
+                }
+                LLVMShuffleVector => {
+                    fact!(self.out, vector_base, id, &ops[0]);
+                    fact!(self.out, shufflevector_second, id, &ops[1]);
+                    for k in 0..LLVMGetNumMaskElements(instr) {
+                        fact!(self.out, shufflevector_mask, id, k as i32, LLVMGetMaskValue(instr, k));
+                    }
+                }
+                LLVMExtractValue | LLVMInsertValue => {
+                    fact!(self.out, aggregate_base, id, &ops[0]);
+                    if opcode == LLVMInsertValue {
+                        fact!(self.out, insertvalue_value, id, &ops[1]);
+                    }
+                    let n = LLVMGetNumIndices(instr) as usize;
+                    let indices = std::slice::from_raw_parts(LLVMGetIndices(instr), n);
+                    for (k, &ix) in indices.iter().enumerate() {
+                        fact!(self.out, aggregate_index, id, k as i32, ix as i32);
+                    }
+                    fact!(self.out, aggregate_nindices, id, n as i32);
+                }
+                LLVMLandingPad => {
+                    if LLVMIsCleanup(instr) != 0 {
+                        fact!(self.out, landingpad_cleanup, id);
+                    }
+                    for k in 0..LLVMGetNumClauses(instr) as usize {
+                        let is_filter = LLVMGetTypeKind(LLVMTypeOf(raw_ops[k]))
+                            == llvm_sys::LLVMTypeKind::LLVMArrayTypeKind;
+                        let kind = if is_filter { "filter" } else { "catch" };
+                        fact!(self.out, landingpad_clause, id, k as i32, kind, &ops[k]);
+                    }
+                }
+                LLVMFence => {}
+                LLVMAtomicCmpXchg => {
+                    fact!(self.out, cmpxchg_addr, id, &ops[0]);
+                    fact!(self.out, cmpxchg_cmp, id, &ops[1]);
+                    fact!(self.out, cmpxchg_new, id, &ops[2]);
+                    let t = self.types.id(LLVMTypeOf(raw_ops[1]));
+                    fact!(self.out, cmpxchg_type, id, t);
+                    if let Some(o) = ordering_name(LLVMGetCmpXchgFailureOrdering(instr)) {
+                        fact!(self.out, cmpxchg_failure_ordering, id, o);
+                    }
+                    if LLVMGetWeak(instr) != 0 {
+                        fact!(self.out, cmpxchg_weak, id);
+                    }
+                }
+                LLVMAtomicRMW => {
+                    fact!(self.out, atomicrmw_operation, id, rmw_name(LLVMGetAtomicRMWBinOp(instr)));
+                    fact!(self.out, atomicrmw_addr, id, &ops[0]);
+                    fact!(self.out, atomicrmw_value, id, &ops[1]);
+                    let t = self.types.id(LLVMTypeOf(raw_ops[1]));
+                    fact!(self.out, atomicrmw_type, id, t);
+                }
+                LLVMUserOp1 | LLVMUserOp2 => {}
+            }
+        }
+    }
+
+    /// Flags, alignment, volatility, ordering and sync scope, for the opcodes that have them.
+    unsafe fn flags(&mut self, id: &Rc<[u8]>, instr: LLVMValueRef, opcode: LLVMOpcode) {
+        unsafe {
+            match opcode {
+                LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMTrunc => {
+                    if LLVMGetNSW(instr) != 0 {
+                        fact!(self.out, instr_nsw, id);
+                    }
+                    if LLVMGetNUW(instr) != 0 {
+                        fact!(self.out, instr_nuw, id);
+                    }
+                }
+                LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => {
+                    if LLVMGetExact(instr) != 0 {
+                        fact!(self.out, instr_exact, id);
+                    }
+                }
+                LLVMOr => {
+                    if LLVMGetIsDisjoint(instr) != 0 {
+                        fact!(self.out, instr_disjoint, id);
+                    }
+                }
+                LLVMZExt | LLVMUIToFP => {
+                    if LLVMGetNNeg(instr) != 0 {
+                        fact!(self.out, instr_nneg, id);
+                    }
+                }
+                _ => {}
+            }
+            if LLVMCanValueUseFastMathFlags(instr) != 0 {
+                let fmf = LLVMGetFastMathFlags(instr);
+                for &(bit, flag) in FAST_MATH {
+                    if fmf & bit != 0 {
+                        fact!(self.out, instr_fmf, id, flag);
+                    }
+                }
+            }
+            let memory = matches!(opcode, LLVMLoad | LLVMStore | LLVMAtomicCmpXchg | LLVMAtomicRMW);
+            if memory && LLVMGetVolatile(instr) != 0 {
+                fact!(self.out, instr_volatile, id);
+            }
+            if memory || opcode == LLVMAlloca {
+                fact!(self.out, instr_align, id, LLVMGetAlignment(instr) as i32);
+            }
+            let ordering = match opcode {
+                LLVMLoad | LLVMStore | LLVMFence | LLVMAtomicRMW => ordering_name(LLVMGetOrdering(instr)),
+                LLVMAtomicCmpXchg => ordering_name(LLVMGetCmpXchgSuccessOrdering(instr)),
+                _ => None,
+            };
+            if let Some(o) = ordering {
+                fact!(self.out, instr_ordering, id, o);
+                let scope = if LLVMIsAtomicSingleThread(instr) != 0 { "singlethread" } else { "system" };
+                fact!(self.out, instr_syncscope, id, scope);
+            }
+        }
+    }
+
+    unsafe fn call(&mut self, id: &Rc<[u8]>, instr: LLVMValueRef, opcode: LLVMOpcode, ops: &[OperandId]) {
+        unsafe {
+            // CallBase operands: args, bundle operands, [dests], callee (always last).
+            let callee = LLVMGetCalledValue(instr);
+            fact!(self.out, call_callee, id, ops.last().unwrap());
+            if !LLVMIsAFunction(callee).is_null() {
+                let f = self.m.global_id(callee);
+                fact!(self.out, call_direct, id, f);
+            }
+            let fnty = self.types.id(LLVMGetCalledFunctionType(instr));
+            fact!(self.out, call_fn_type, id, fnty);
+            let nargs = LLVMGetNumArgOperands(instr) as usize;
+            for (k, op) in ops.iter().take(nargs).enumerate() {
+                fact!(self.out, call_arg, id, k as i32, op);
+            }
+            fact!(self.out, call_nargs, id, nargs as i32);
+            fact!(self.out, call_callconv, id, callconv_name(LLVMGetInstructionCallConv(instr)));
+            if opcode == LLVMCall {
+                use LLVMTailCallKind::*;
+                let tail = match LLVMGetTailCallKind(instr) {
+                    LLVMTailCallKindNone => None,
+                    LLVMTailCallKindTail => Some("tail"),
+                    LLVMTailCallKindMustTail => Some("musttail"),
+                    LLVMTailCallKindNoTail => Some("notail"),
+                };
+                if let Some(t) = tail {
+                    fact!(self.out, call_tail, id, t);
+                }
+            }
+            for (k, v) in attrs::of_call(instr, llvm_sys::LLVMAttributeFunctionIndex, &mut self.types) {
+                fact!(self.out, call_attr, id, k, v);
+            }
+            for (k, v) in attrs::of_call(instr, llvm_sys::LLVMAttributeReturnIndex, &mut self.types) {
+                fact!(self.out, call_ret_attr, id, k, v);
+            }
+            for a in 0..nargs {
+                for (k, v) in attrs::of_call(instr, a as u32 + 1, &mut self.types) {
+                    fact!(self.out, call_arg_attr, id, a as i32, k, v);
+                }
+            }
+            let mut next_op = nargs;
+            for b in 0..LLVMGetNumOperandBundles(instr) {
+                let bundle = LLVMGetOperandBundleAtIndex(instr, b);
+                let mut len = 0;
+                let tag = bytes(LLVMGetOperandBundleTag(bundle, &mut len), len).to_vec();
+                fact!(self.out, call_bundle, id, b as i32, &tag[..]);
+                for k in 0..LLVMGetNumOperandBundleArgs(bundle) {
+                    fact!(self.out, call_bundle_operand, id, b as i32, &tag[..], k as i32, &ops[next_op]);
+                    next_op += 1;
+                }
+                LLVMDisposeOperandBundle(bundle);
+            }
+            match opcode {
+                LLVMInvoke => {
+                    let (n, u) = (self.block_of(LLVMGetNormalDest(instr)), self.block_of(LLVMGetUnwindDest(instr)));
+                    fact!(self.out, invoke_normal_dest, id, n);
+                    fact!(self.out, invoke_unwind_dest, id, u);
+                }
+                LLVMCallBr => {
+                    let d = self.block_of(LLVMGetCallBrDefaultDest(instr));
+                    fact!(self.out, callbr_default_dest, id, d);
+                    for k in 0..LLVMGetCallBrNumIndirectDests(instr) {
+                        let d = self.block_of(LLVMGetCallBrIndirectDest(instr, k));
+                        fact!(self.out, callbr_indirect_dest, id, k as i32, d);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    unsafe fn gep(&mut self, id: &Rc<[u8]>, instr: LLVMValueRef, raw_ops: &[LLVMValueRef], ops: &[OperandId]) {
+        unsafe {
+            fact!(self.out, gep_base, id, &ops[0]);
+            let source = LLVMGetGEPSourceElementType(instr);
+            let source_id = self.types.id(source);
+            fact!(self.out, gep_source_type, id, &source_id);
+            if LLVMIsInBounds(instr) != 0 {
+                fact!(self.out, gep_inbounds, id);
+            }
+            fact!(self.out, gep_nindices, id, (ops.len() - 1) as i32);
+            // The type addressed after applying indices 0..=k.
+            let mut cur = Some(source);
+            for k in 1..ops.len() {
+                fact!(self.out, gep_index, id, (k - 1) as i32, &ops[k]);
+                if k >= 2 {
+                    cur = cur.and_then(|t| step_into(t, raw_ops[k]));
+                }
+                if let Some(t) = cur {
+                    let tid = self.types.id(t);
+                    fact!(self.out, gep_index_type, id, (k - 1) as i32, tid);
+                }
+            }
+        }
+    }
+}
+
+/// The type reached by indexing into `t` with `index` (struct fields need a constant index).
+unsafe fn step_into(t: LLVMTypeRef, index: LLVMValueRef) -> Option<LLVMTypeRef> {
+    use llvm_sys::LLVMTypeKind::*;
+    unsafe {
+        match LLVMGetTypeKind(t) {
+            LLVMArrayTypeKind | LLVMVectorTypeKind | LLVMScalableVectorTypeKind => Some(LLVMGetElementType(t)),
+            LLVMStructTypeKind => {
+                if LLVMIsAConstantInt(index).is_null() {
+                    return None;
+                }
+                let field = LLVMConstIntGetZExtValue(index) as u32;
+                (field < LLVMCountStructElementTypes(t)).then(|| LLVMStructGetTypeAtIndex(t, field))
+            }
+            _ => None,
+        }
+    }
+}

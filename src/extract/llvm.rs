@@ -1,0 +1,99 @@
+//! Thin, read-only helpers over LLVM's C API used by the fact emitters.
+//!
+//! Thread safety: the per-function workers call only functions that read the IR (names,
+//! operands, types, flags, attributes, debug locations). Calls that create values in the
+//! context (element access of ConstantData*, MetadataAsValue wrappers of MDNode operands,
+//! DataLayout struct layouts) happen only on the coordinating thread.
+
+use std::ffi::{CStr, c_char};
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+/// A raw LLVM handle that may cross threads (see the module note on what is called where).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Handle<T>(pub T);
+unsafe impl<T> Send for Handle<T> {}
+unsafe impl<T> Sync for Handle<T> {}
+
+pub unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> &'a [u8] {
+    if ptr.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(ptr as *const u8, len) } }
+}
+
+pub unsafe fn cstr<'a>(ptr: *const c_char) -> &'a [u8] {
+    if ptr.is_null() { &[] } else { unsafe { CStr::from_ptr(ptr).to_bytes() } }
+}
+
+pub unsafe fn name<'a>(v: LLVMValueRef) -> &'a [u8] {
+    let mut len = 0;
+    unsafe { bytes(LLVMGetValueName2(v, &mut len), len) }
+}
+
+/// Owned copy of an LLVM-allocated message (`LLVMPrint*ToString`).
+pub unsafe fn take_message(ptr: *mut c_char) -> Vec<u8> {
+    let out = unsafe { cstr(ptr).to_vec() };
+    if !ptr.is_null() {
+        unsafe { LLVMDisposeMessage(ptr) };
+    }
+    out
+}
+
+macro_rules! list {
+    ($fn_name:ident, $parent:ty, $item:ty, $first:ident, $next:ident) => {
+        pub unsafe fn $fn_name(p: $parent) -> Vec<$item> {
+            let mut out = Vec::new();
+            let mut cur = unsafe { $first(p) };
+            while !cur.is_null() {
+                out.push(cur);
+                cur = unsafe { $next(cur) };
+            }
+            out
+        }
+    };
+}
+
+list!(functions, LLVMModuleRef, LLVMValueRef, LLVMGetFirstFunction, LLVMGetNextFunction);
+list!(globals, LLVMModuleRef, LLVMValueRef, LLVMGetFirstGlobal, LLVMGetNextGlobal);
+list!(aliases, LLVMModuleRef, LLVMValueRef, LLVMGetFirstGlobalAlias, LLVMGetNextGlobalAlias);
+list!(ifuncs, LLVMModuleRef, LLVMValueRef, LLVMGetFirstGlobalIFunc, LLVMGetNextGlobalIFunc);
+list!(blocks, LLVMValueRef, LLVMBasicBlockRef, LLVMGetFirstBasicBlock, LLVMGetNextBasicBlock);
+list!(instructions, LLVMBasicBlockRef, LLVMValueRef, LLVMGetFirstInstruction, LLVMGetNextInstruction);
+list!(params, LLVMValueRef, LLVMValueRef, LLVMGetFirstParam, LLVMGetNextParam);
+
+pub unsafe fn operands(v: LLVMValueRef) -> Vec<LLVMValueRef> {
+    unsafe {
+        let n = LLVMGetNumOperands(v).max(0) as u32;
+        (0..n).map(|i| LLVMGetOperand(v, i)).collect()
+    }
+}
+
+pub unsafe fn is_declaration(f: LLVMValueRef) -> bool {
+    unsafe { LLVMIsDeclaration(f) != 0 }
+}
+
+/// `llvm.dbg.*` calls: LLVM 19 keeps these as debug records, not instructions. `input`
+/// converts records to calls so their operands can be read; everywhere else they are skipped.
+pub fn is_debug_intrinsic_name(name: &[u8]) -> bool {
+    name.starts_with(b"llvm.dbg.")
+}
+
+pub unsafe fn is_debug_intrinsic_call(instr: LLVMValueRef) -> bool {
+    unsafe {
+        if LLVMIsACallInst(instr).is_null() {
+            return false;
+        }
+        let callee = LLVMGetCalledValue(instr);
+        !callee.is_null() && !LLVMIsAFunction(callee).is_null() && is_debug_intrinsic_name(name(callee))
+    }
+}
+
+/// The instructions of a block as LLVM 19 sees them (debug-intrinsic calls excluded).
+pub unsafe fn real_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+    let mut all = unsafe { instructions(bb) };
+    all.retain(|&i| unsafe { !is_debug_intrinsic_call(i) });
+    all
+}
+
+pub unsafe fn type_is_void(t: LLVMTypeRef) -> bool {
+    unsafe { LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMVoidTypeKind }
+}

@@ -1,0 +1,244 @@
+//! Per-entity fact emitters and the pipeline that runs them.
+//!
+//! Per module: the coordinating thread builds a [`ModuleCtx`] (global ids, source variable
+//! names, comdat names) and emits module-level facts; defined functions are then emitted in
+//! parallel, in chunks, each into its own [`FactBuf`]; chunks are handed to the output in
+//! function order, so the bytes written do not depend on the number of threads. Type facts
+//! come last, from the union of the types every worker used.
+
+mod attrs;
+mod body;
+mod constants;
+mod globals;
+pub mod llvm;
+mod types;
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::CString;
+use std::rc::Rc;
+use std::sync::Mutex;
+
+use anyhow::Result;
+use llvm_sys::core::*;
+use llvm_sys::debuginfo::LLVMDIVariableGetLine;
+use llvm_sys::prelude::*;
+use rayon::prelude::*;
+
+use crate::input;
+use crate::sink::FactBuf;
+use llvm::Handle;
+
+pub use attrs::table as attribute_table;
+
+/// Read-only knowledge about one module, shared by every worker.
+pub struct ModuleCtx {
+    /// The module's id: unique among the inputs of one run, prefix of every id inside it.
+    pub id: Vec<u8>,
+    raw: Handle<LLVMModuleRef>,
+    global_ids: HashMap<Handle<LLVMValueRef>, Box<[u8]>>,
+    /// Source-level variable names from llvm.dbg.* records, keyed by the described value.
+    pub source_names: HashMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>>,
+    comdats: HashMap<Handle<LLVMComdatRef>, Vec<u8>>,
+    /// Serializes the few C API calls that create values in the LLVM context.
+    pub context_lock: Mutex<()>,
+}
+
+impl ModuleCtx {
+    /// Runs on the coordinating thread: it reads metadata, which creates wrapper values.
+    unsafe fn new(module: &input::Module, id: Vec<u8>) -> ModuleCtx {
+        unsafe {
+            let m = module.raw();
+            let mut global_ids = HashMap::new();
+            let mut unnamed = 0;
+            let mut comdats = HashMap::new();
+            let all = [llvm::globals(m), llvm::functions(m), llvm::aliases(m), llvm::ifuncs(m)].concat();
+            for g in all {
+                let label = constants::global_label(g, unnamed);
+                if llvm::name(g).is_empty() {
+                    unnamed += 1;
+                }
+                global_ids.insert(Handle(g), [&id[..], b":", &label].concat().into_boxed_slice());
+                if let Ok(cname) = CString::new(llvm::name(g)) {
+                    if LLVMIsAGlobalObject(g).is_null() || llvm_sys::comdat::LLVMGetComdat(g).is_null() {
+                        continue;
+                    }
+                    // The C API cannot name a comdat; find the global name whose comdat it is.
+                    let c = llvm_sys::comdat::LLVMGetOrInsertComdat(m, cname.as_ptr());
+                    comdats.insert(Handle(c), llvm::name(g).to_vec());
+                }
+            }
+            ModuleCtx {
+                id,
+                raw: Handle(m),
+                global_ids,
+                source_names: source_names(m),
+                comdats,
+                context_lock: Mutex::new(()),
+            }
+        }
+    }
+
+    pub fn raw(&self) -> LLVMModuleRef {
+        self.raw.0
+    }
+
+    pub fn global_id(&self, v: LLVMValueRef) -> &[u8] {
+        &self.global_ids[&Handle(v)]
+    }
+
+    unsafe fn comdat_name(&self, g: LLVMValueRef) -> Option<&[u8]> {
+        let c = unsafe { llvm_sys::comdat::LLVMGetComdat(g) };
+        if c.is_null() { None } else { self.comdats.get(&Handle(c)).map(|n| &n[..]) }
+    }
+}
+
+/// Source variable names: the value each llvm.dbg.declare/value/assign describes, with the
+/// DILocalVariable's name (operand 1 of the node) and line.
+unsafe fn source_names(m: LLVMModuleRef) -> HashMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> {
+    let mut names: HashMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> = HashMap::new();
+    unsafe {
+        for f in llvm::functions(m) {
+            for bb in llvm::blocks(f) {
+                for i in llvm::instructions(bb) {
+                    if !llvm::is_debug_intrinsic_call(i) || LLVMGetNumArgOperands(i) < 2 {
+                        continue;
+                    }
+                    let (location, variable) = (LLVMGetArgOperand(i, 0), LLVMGetArgOperand(i, 1));
+                    if LLVMIsAValueAsMetadata(location).is_null() || LLVMIsAMDNode(variable).is_null() {
+                        continue; // DIArgList or an empty location: no single value to name.
+                    }
+                    let mut described = std::ptr::null_mut();
+                    LLVMGetMDNodeOperands(location, &mut described);
+                    if described.is_null() || !LLVMIsAConstant(described).is_null() {
+                        continue;
+                    }
+                    if LLVMGetMDNodeNumOperands(variable) < 2 {
+                        continue;
+                    }
+                    let mut ops = vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(variable) as usize];
+                    LLVMGetMDNodeOperands(variable, ops.as_mut_ptr());
+                    let mut len = 0;
+                    let text = llvm::bytes(LLVMGetMDString(ops[1], &mut len), len as usize);
+                    if text.is_empty() {
+                        continue;
+                    }
+                    let line = LLVMDIVariableGetLine(LLVMValueAsMetadata(variable)) as i32;
+                    let entry = names.entry(Handle(described)).or_default();
+                    if !entry.iter().any(|(n, l)| n == text && *l == line) {
+                        entry.push((text.to_vec(), line));
+                    }
+                }
+            }
+        }
+    }
+    names
+}
+
+/// One worker's state: its output buffer, type namer, and the current function's numbering.
+pub struct Worker<'m> {
+    pub m: &'m ModuleCtx,
+    pub out: FactBuf,
+    pub types: types::TypeNamer<'m>,
+    locals: HashMap<LLVMValueRef, Rc<[u8]>>,
+    blocks: HashMap<LLVMBasicBlockRef, Rc<[u8]>>,
+}
+
+impl<'m> Worker<'m> {
+    fn new(m: &'m ModuleCtx) -> Self {
+        Worker { m, out: FactBuf::new(), types: types::TypeNamer::new(&m.id), locals: HashMap::new(), blocks: HashMap::new() }
+    }
+}
+
+pub fn callconv_name(cc: u32) -> String {
+    match cc {
+        0 => "ccc".into(),
+        8 => "fastcc".into(),
+        9 => "coldcc".into(),
+        10 => "ghccc".into(),
+        11 => "cc 11".into(),
+        13 => "anyregcc".into(),
+        14 => "preserve_mostcc".into(),
+        15 => "preserve_allcc".into(),
+        16 => "swiftcc".into(),
+        17 => "cxx_fast_tlscc".into(),
+        18 => "tailcc".into(),
+        20 => "swifttailcc".into(),
+        64 => "x86_stdcallcc".into(),
+        65 => "x86_fastcallcc".into(),
+        70 => "x86_thiscallcc".into(),
+        78 => "x86_64_sysvcc".into(),
+        79 => "win64cc".into(),
+        _ => format!("cc {cc}"),
+    }
+}
+
+/// What one module contributed.
+#[derive(Default, Clone, Copy)]
+pub struct Counts {
+    pub functions: usize,
+    pub instructions: usize,
+}
+
+/// Functions per parallel chunk: large enough to keep threads busy, small enough to bound
+/// the memory held before facts reach the output.
+const CHUNK: usize = 512;
+
+/// Emits every fact of `module`, handing buffers to `sink` in a fixed order.
+/// `path` is how the input was named on the command line.
+pub fn extract_module(
+    module: &input::Module,
+    id: &[u8],
+    path: &[u8],
+    sink: &mut dyn FnMut(FactBuf) -> Result<()>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Counts> {
+    unsafe {
+        let ctx = ModuleCtx::new(module, id.to_vec());
+        let m = module.raw();
+        let mut used_types: HashSet<Handle<LLVMTypeRef>> = HashSet::new();
+
+        let mut head = Worker::new(&ctx);
+        head.module_facts(path);
+        for g in llvm::globals(m) {
+            head.global_var(g);
+        }
+        for a in llvm::aliases(m) {
+            head.alias(a);
+        }
+        for i in llvm::ifuncs(m) {
+            head.ifunc(i);
+        }
+        let functions: Vec<LLVMValueRef> =
+            llvm::functions(m).into_iter().filter(|&f| !llvm::is_debug_intrinsic_name(llvm::name(f))).collect();
+        for &f in &functions {
+            head.function_header(f);
+        }
+        used_types.extend(head.types.used.drain());
+        sink(head.out)?;
+
+        let defined: Vec<Handle<LLVMValueRef>> =
+            functions.iter().filter(|&&f| !llvm::is_declaration(f)).map(|&f| Handle(f)).collect();
+        let mut counts = Counts { functions: defined.len(), instructions: 0 };
+        for chunk in defined.chunks(CHUNK) {
+            let results: Vec<(FactBuf, Vec<Handle<LLVMTypeRef>>, usize)> = chunk
+                .par_iter()
+                .map(|&Handle(f)| {
+                    let mut w = Worker::new(&ctx);
+                    let n = w.function_body(ctx.global_id(f), f);
+                    (w.out, w.types.used.into_iter().collect(), n)
+                })
+                .collect();
+            for (out, types, n) in results {
+                used_types.extend(types);
+                counts.instructions += n;
+                sink(out)?;
+            }
+            progress(chunk.len());
+        }
+
+        let mut type_facts = FactBuf::new();
+        types::emit_type_facts(m, &ctx.id, used_types, &mut type_facts);
+        sink(type_facts)?;
+        Ok(counts)
+    }
+}

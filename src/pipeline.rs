@@ -1,0 +1,144 @@
+//! `llfacts extract`: inputs → parsed modules → facts → one output directory.
+
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use rayon::prelude::*;
+
+use crate::relations::RELATIONS;
+use crate::sink::FactBuf;
+use crate::writer::FactDir;
+use crate::{extract, input};
+
+pub struct Summary {
+    pub modules: usize,
+    pub functions: usize,
+    pub instructions: usize,
+    pub relations: usize,
+    pub nonempty_relations: usize,
+    pub tuples: u64,
+    pub elapsed: Duration,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} module{}, {} functions, {} instructions: {} tuples in {} relations ({} non-empty), {:.2}s",
+            self.modules,
+            if self.modules == 1 { "" } else { "s" },
+            self.functions,
+            self.instructions,
+            self.tuples,
+            self.relations,
+            self.nonempty_relations,
+            self.elapsed.as_secs_f64()
+        )
+    }
+}
+
+/// Module ids: the file stem, with `~2`, `~3`... for repeated stems, in input order.
+pub fn module_ids(inputs: &[PathBuf]) -> Vec<Vec<u8>> {
+    let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+    inputs
+        .iter()
+        .map(|p| {
+            let stem = p.file_stem().map(|s| s.as_encoded_bytes().to_vec()).unwrap_or_else(|| b"module".to_vec());
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 { stem } else { [&stem[..], format!("~{n}").as_bytes()].concat() }
+        })
+        .collect()
+}
+
+/// A one-line progress display on stderr, shown only when stderr is a terminal.
+pub struct Progress {
+    enabled: bool,
+    total_modules: usize,
+    modules: usize,
+    functions: usize,
+    last: Instant,
+}
+
+impl Progress {
+    pub fn new(quiet: bool, total_modules: usize) -> Self {
+        Progress { enabled: !quiet && std::io::stderr().is_terminal(), total_modules, modules: 0, functions: 0, last: Instant::now() }
+    }
+
+    fn functions_done(&mut self, n: usize) {
+        self.functions += n;
+        self.draw(false);
+    }
+
+    fn module_done(&mut self) {
+        self.modules += 1;
+        self.draw(true);
+    }
+
+    fn draw(&mut self, force: bool) {
+        if !self.enabled || (!force && self.last.elapsed() < Duration::from_millis(100)) {
+            return;
+        }
+        self.last = Instant::now();
+        let width = 30;
+        let filled = width * self.modules / self.total_modules.max(1);
+        eprint!(
+            "\r[{}{}] {}/{} modules, {} functions",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            self.modules,
+            self.total_modules,
+            self.functions
+        );
+        let _ = std::io::stderr().flush();
+    }
+
+    fn finish(&self) {
+        if self.enabled {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// Extracts every input into `out`. Modules are parsed `jobs` at a time in parallel and
+/// emitted in input order; on any error nothing is left at `out`.
+pub fn extract(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
+    let start = Instant::now();
+    let ids = module_ids(inputs);
+    let mut dir = FactDir::create(out)?;
+    let mut progress = Progress::new(quiet, inputs.len());
+    let mut total = extract::Counts::default();
+    let window = rayon::current_num_threads().max(1);
+    for (paths, ids) in inputs.chunks(window).zip(ids.chunks(window)) {
+        let modules: Vec<input::Module> = paths.par_iter().map(|p| input::load(p)).collect::<Result<_>>()?;
+        for ((module, id), path) in modules.iter().zip(ids).zip(paths) {
+            let mut sink = |facts: FactBuf| dir.append(&facts);
+            let counts = extract::extract_module(
+                module,
+                id,
+                path.as_os_str().as_encoded_bytes(),
+                &mut sink,
+                &mut |n| progress.functions_done(n),
+            )?;
+            total.functions += counts.functions;
+            total.instructions += counts.instructions;
+            progress.module_done();
+        }
+    }
+    progress.finish();
+    let tuples = dir.counts().iter().sum();
+    let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
+    dir.commit()?;
+    Ok(Summary {
+        modules: inputs.len(),
+        functions: total.functions,
+        instructions: total.instructions,
+        relations: RELATIONS.len(),
+        nonempty_relations,
+        tuples,
+        elapsed: start.elapsed(),
+    })
+}

@@ -1,0 +1,625 @@
+//! The relation registry: the one definition of every fact relation.
+//!
+//! The writer, `llfacts schema`, the files in `schema/` and the schema docs all derive from
+//! the table below. To add a relation, add a line here, emit it from an `extract` module and
+//! run `just schema` (the `schema_files_match_registry` test fails until you do).
+
+/// A Soufflé attribute type. `Number` columns hold only values that fit a signed 32-bit
+/// Soufflé `number`; anything larger goes to a symbol column (see `*_text` relations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Symbol,
+    Number,
+}
+
+impl Kind {
+    pub fn souffle_name(self) -> &'static str {
+        match self {
+            Kind::Symbol => "symbol",
+            Kind::Number => "number",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Column {
+    pub name: &'static str,
+    pub kind: Kind,
+}
+
+#[derive(Debug)]
+pub struct Relation {
+    pub name: &'static str,
+    pub group: &'static str,
+    pub doc: &'static str,
+    pub columns: &'static [Column],
+}
+
+/// Column kinds as they are spelled in the table.
+#[allow(non_upper_case_globals)]
+mod kinds {
+    use super::Kind;
+    pub const symbol: Kind = Kind::Symbol;
+    pub const number: Kind = Kind::Number;
+}
+
+macro_rules! relations {
+    ($( group $group:ident $gdoc:literal {
+        $( $doc:literal $name:ident ( $( $col:ident : $kind:ident ),* $(,)? ) )*
+    } )*) => {
+        /// Handle of a relation: its index in [`RELATIONS`].
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u16)]
+        pub enum Rel { $($( $name, )*)* }
+
+        pub static RELATIONS: &[Relation] = &[ $($( Relation {
+            name: stringify!($name),
+            group: stringify!($group),
+            doc: $doc,
+            columns: &[ $( Column { name: stringify!($col), kind: kinds::$kind } ),* ],
+        }, )*)* ];
+
+        /// Relation groups in schema order: (file stem under `schema/`, description).
+        pub static GROUPS: &[(&str, &str)] = &[ $( (stringify!($group), $gdoc) ),* ];
+    };
+}
+
+impl Rel {
+    pub fn info(self) -> &'static Relation {
+        &RELATIONS[self as usize]
+    }
+}
+
+/// Number of relations; sizes per-relation buffers.
+pub fn count() -> usize {
+    RELATIONS.len()
+}
+
+pub fn by_name(name: &str) -> Option<&'static Relation> {
+    RELATIONS.iter().find(|r| r.name == name)
+}
+
+relations! {
+group module "Modules: one per input file." {
+    "An input module; `path` is the input file as given, `source_file` LLVM's source_filename."
+    module(module: symbol, path: symbol, source_file: symbol)
+    "The module's target triple."
+    module_target_triple(module: symbol, triple: symbol)
+    "The module's data layout string; type sizes below are computed from it."
+    module_data_layout(module: symbol, layout: symbol)
+    "Module-level inline assembly (`module asm`), one tuple per module that has any."
+    module_inline_asm(module: symbol, asm: symbol)
+}
+
+group types "The type system. Type ids are LLVM's own spelling; identified structs are module-qualified (`mod:%struct.S`)." {
+    "Every type that occurs. `kind` is one of: void, integer, float, label, metadata, token, pointer, array, vector, function, struct, target_ext, x86_amx, x86_mmx."
+    type_kind(ty: symbol, kind: symbol)
+    "Integer types and their bit width."
+    integer_type_width(ty: symbol, bits: number)
+    "Floating-point types and their bit width (half 16, bfloat 16, float 32, double 64, x86_fp80 80, fp128 128, ppc_fp128 128)."
+    fp_type_width(ty: symbol, bits: number)
+    "Pointer types and their address space."
+    pointer_type_addrspace(ty: symbol, addrspace: number)
+    "Array types: element type."
+    array_type_elem(ty: symbol, elem: symbol)
+    "Array types: number of elements, when it fits a number."
+    array_type_len(ty: symbol, len: number)
+    "Array types: number of elements as exact decimal text (always present)."
+    array_type_len_text(ty: symbol, len: symbol)
+    "Vector types: element type."
+    vector_type_elem(ty: symbol, elem: symbol)
+    "Vector types: number of elements (the minimum, for scalable vectors)."
+    vector_type_len(ty: symbol, len: number)
+    "Scalable vector types (`<vscale x N x T>`)."
+    vector_type_scalable(ty: symbol)
+    "Function types: return type."
+    function_type_return(ty: symbol, ret: symbol)
+    "Function types: parameter type by index."
+    function_type_param(ty: symbol, index: number, param: symbol)
+    "Function types: number of fixed parameters."
+    function_type_nparams(ty: symbol, n: number)
+    "Function types that take varargs."
+    function_type_varargs(ty: symbol)
+    "Identified struct types and their name (without the module qualifier)."
+    struct_type_name(ty: symbol, name: symbol)
+    "Literal (unnamed, structurally uniqued) struct types."
+    struct_type_literal(ty: symbol)
+    "Packed struct types."
+    struct_type_packed(ty: symbol)
+    "Opaque struct types (no body)."
+    struct_type_opaque(ty: symbol)
+    "Struct types: field type by index."
+    struct_type_field(ty: symbol, index: number, field: symbol)
+    "Struct types: number of fields."
+    struct_type_nfields(ty: symbol, n: number)
+    "Struct types: byte offset of a field, from the module's data layout."
+    struct_type_field_offset(ty: symbol, index: number, offset: number)
+    "Struct types: byte offset of a field as exact decimal text (always present)."
+    struct_type_field_offset_text(ty: symbol, index: number, offset: symbol)
+    "Target extension types: name (e.g. `spirv.Image`)."
+    target_ext_type_name(ty: symbol, name: symbol)
+    "Target extension types: type parameter by index."
+    target_ext_type_param(ty: symbol, index: number, param: symbol)
+    "Target extension types: integer parameter by index."
+    target_ext_type_int_param(ty: symbol, index: number, value: number)
+    "Sized types: allocation size in bytes (LLVM's alloc size, with tail padding), when it fits."
+    type_alloc_size(ty: symbol, bytes: number)
+    "Sized types: allocation size in bytes as exact decimal text (always present)."
+    type_alloc_size_text(ty: symbol, bytes: symbol)
+    "Sized types: store size in bytes (no tail padding), when it fits."
+    type_store_size(ty: symbol, bytes: number)
+    "Sized types: size in bits, when it fits."
+    type_size_bits(ty: symbol, bits: number)
+    "Sized types: ABI alignment in bytes."
+    type_abi_align(ty: symbol, bytes: number)
+    "Sized types: preferred alignment in bytes."
+    type_pref_align(ty: symbol, bytes: number)
+}
+
+group globals "Global variables, aliases and ifuncs. Ids are `module:@name`; names link modules." {
+    "Global variables and their module."
+    global_var(global: symbol, module: symbol)
+    "Global variable name (without `@`); equal names across modules denote the same symbol at link time."
+    global_var_name(global: symbol, name: symbol)
+    "The global's value type: the pointee type that opaque pointers erase."
+    global_var_value_type(global: symbol, ty: symbol)
+    "Linkage: external, private, internal, weak, weak_odr, linkonce, linkonce_odr, common, appending, extern_weak, available_externally."
+    global_var_linkage(global: symbol, linkage: symbol)
+    "Visibility: default, hidden, protected."
+    global_var_visibility(global: symbol, visibility: symbol)
+    "DLL storage class, when not default: dllimport, dllexport."
+    global_var_dll_storage(global: symbol, class: symbol)
+    "Thread-local globals: generaldynamic, localdynamic, initialexec, localexec."
+    global_var_thread_local(global: symbol, mode: symbol)
+    "Globals declared `constant`."
+    global_var_constant(global: symbol)
+    "Globals declared `externally_initialized`."
+    global_var_externally_initialized(global: symbol)
+    "Explicit section."
+    global_var_section(global: symbol, section: symbol)
+    "Explicit alignment in bytes."
+    global_var_align(global: symbol, bytes: number)
+    "Address space."
+    global_var_addrspace(global: symbol, addrspace: number)
+    "unnamed_addr or local_unnamed_addr."
+    global_var_unnamed_addr(global: symbol, kind: symbol)
+    "Comdat the global belongs to."
+    global_var_comdat(global: symbol, comdat: symbol)
+    "Initializer, as a constant operand id (absent for declarations)."
+    global_var_initializer(global: symbol, init: symbol)
+    "Global aliases and their module."
+    alias(alias: symbol, module: symbol)
+    "Alias name (without `@`)."
+    alias_name(alias: symbol, name: symbol)
+    "The alias's value type."
+    alias_value_type(alias: symbol, ty: symbol)
+    "Alias linkage."
+    alias_linkage(alias: symbol, linkage: symbol)
+    "Alias visibility."
+    alias_visibility(alias: symbol, visibility: symbol)
+    "Thread-local aliases."
+    alias_thread_local(alias: symbol, mode: symbol)
+    "Alias unnamed_addr or local_unnamed_addr."
+    alias_unnamed_addr(alias: symbol, kind: symbol)
+    "The aliasee, as a constant operand id."
+    alias_aliasee(alias: symbol, aliasee: symbol)
+    "IFuncs and their module."
+    ifunc(ifunc: symbol, module: symbol)
+    "IFunc name (without `@`)."
+    ifunc_name(ifunc: symbol, name: symbol)
+    "IFunc value type (a function type)."
+    ifunc_value_type(ifunc: symbol, ty: symbol)
+    "IFunc linkage."
+    ifunc_linkage(ifunc: symbol, linkage: symbol)
+    "IFunc visibility."
+    ifunc_visibility(ifunc: symbol, visibility: symbol)
+    "The resolver, as a constant operand id."
+    ifunc_resolver(ifunc: symbol, resolver: symbol)
+}
+
+group functions "Functions (definitions and declarations), parameters and attributes." {
+    "Every function and its module. Ids are `module:@name`."
+    function(func: symbol, module: symbol)
+    "Functions with a body."
+    function_definition(func: symbol)
+    "Functions without a body (declarations, intrinsics included)."
+    function_declaration(func: symbol)
+    "Function name (without `@`); equal names across modules link."
+    function_name(func: symbol, name: symbol)
+    "Function signature: a function type id."
+    function_signature(func: symbol, ty: symbol)
+    "Function linkage."
+    function_linkage(func: symbol, linkage: symbol)
+    "Function visibility."
+    function_visibility(func: symbol, visibility: symbol)
+    "Function DLL storage class, when not default."
+    function_dll_storage(func: symbol, class: symbol)
+    "Calling convention: ccc, fastcc, coldcc, ... or `cc N` for numbered ones."
+    function_callconv(func: symbol, cc: symbol)
+    "Garbage collector name."
+    function_gc(func: symbol, gc: symbol)
+    "Personality function, as a constant operand id."
+    function_personality(func: symbol, personality: symbol)
+    "Explicit section."
+    function_section(func: symbol, section: symbol)
+    "Explicit alignment in bytes."
+    function_align(func: symbol, bytes: number)
+    "unnamed_addr or local_unnamed_addr."
+    function_unnamed_addr(func: symbol, kind: symbol)
+    "Comdat the function belongs to."
+    function_comdat(func: symbol, comdat: symbol)
+    "Names of LLVM intrinsics (`llvm.*`) among functions."
+    function_intrinsic(func: symbol)
+    "Formal parameter by index: a variable id (definitions only)."
+    function_param(func: symbol, index: number, param: symbol)
+    "Number of formal parameters."
+    function_nparams(func: symbol, n: number)
+    "Function attributes: enum (`nounwind`, value \"\"), int (`alignstack`, \"16\"), type (value is a type id) and string (`\"frame-pointer\"`, \"all\") attributes."
+    function_attr(func: symbol, attr: symbol, value: symbol)
+    "Return value attributes."
+    function_ret_attr(func: symbol, attr: symbol, value: symbol)
+    "Parameter attributes by parameter index (e.g. `byval` with its type id, `align` with \"8\")."
+    function_param_attr(func: symbol, index: number, attr: symbol, value: symbol)
+}
+
+group blocks "Basic blocks and the control-flow graph." {
+    "Basic blocks and their function. Ids are `module:@func:%label`."
+    block(block: symbol, func: symbol)
+    "Position of a block in its function's layout (0 is the entry)."
+    block_index(block: symbol, index: number)
+    "The entry block of each defined function."
+    function_entry_block(func: symbol, block: symbol)
+    "CFG edge from a block's terminator to a successor (once per distinct successor)."
+    block_succ(block: symbol, succ: symbol)
+    "CFG edge seen from the successor: `pred` branches to `block`."
+    block_pred(block: symbol, pred: symbol)
+    "The terminator instruction of each block."
+    block_terminator(block: symbol, instr: symbol)
+    "The first instruction of each block."
+    block_first_instr(block: symbol, instr: symbol)
+}
+
+group instructions "Instructions: position, result, source location. Ids are `module:@func:%block:N`." {
+    "Every instruction with its opcode (LLVM's spelling, e.g. `getelementptr`)."
+    instr(instr: symbol, opcode: symbol)
+    "The function containing an instruction."
+    instr_function(instr: symbol, func: symbol)
+    "The block containing an instruction."
+    instr_block(instr: symbol, block: symbol)
+    "Position of an instruction in its function (0-based, in layout order)."
+    instr_index(instr: symbol, index: number)
+    "The next instruction in the same block."
+    instr_next(instr: symbol, next: symbol)
+    "The variable an instruction defines (non-void instructions only)."
+    instr_result(instr: symbol, var: symbol)
+    "Source file, line and column from the debug location, when debug info exists."
+    instr_debug_loc(instr: symbol, file: symbol, line: number, column: number)
+    "Every operand of an instruction by position, as LLVM orders them (callee last for calls)."
+    instr_operand(instr: symbol, index: number, operand: symbol)
+    "Number of operands."
+    instr_noperands(instr: symbol, n: number)
+    "Instructions marked `volatile` (load, store, cmpxchg, atomicrmw)."
+    instr_volatile(instr: symbol)
+    "Explicit alignment in bytes (alloca, load, store, cmpxchg, atomicrmw)."
+    instr_align(instr: symbol, bytes: number)
+    "Atomic ordering (load, store, fence, atomicrmw; cmpxchg success ordering): unordered, monotonic, acquire, release, acq_rel, seq_cst."
+    instr_ordering(instr: symbol, ordering: symbol)
+    "Synchronization scope of atomic instructions: `system` or `singlethread` (other named scopes are reported as `system`; the C API exposes only this distinction)."
+    instr_syncscope(instr: symbol, scope: symbol)
+    "No signed wrap flag (add, sub, mul, shl, trunc)."
+    instr_nsw(instr: symbol)
+    "No unsigned wrap flag (add, sub, mul, shl, trunc)."
+    instr_nuw(instr: symbol)
+    "Exact flag (udiv, sdiv, lshr, ashr)."
+    instr_exact(instr: symbol)
+    "Disjoint flag (or)."
+    instr_disjoint(instr: symbol)
+    "Non-negative flag (zext, uitofp)."
+    instr_nneg(instr: symbol)
+    "Fast-math flags, one tuple each: nnan, ninf, nsz, arcp, contract, afn, reassoc."
+    instr_fmf(instr: symbol, flag: symbol)
+}
+
+group opcodes "One unary relation per LLVM 19 opcode: `<opcode>_instr(instr)`." {
+    "ret" ret_instr(instr: symbol)
+    "br" br_instr(instr: symbol)
+    "switch" switch_instr(instr: symbol)
+    "indirectbr" indirectbr_instr(instr: symbol)
+    "invoke" invoke_instr(instr: symbol)
+    "resume" resume_instr(instr: symbol)
+    "unreachable" unreachable_instr(instr: symbol)
+    "cleanupret" cleanupret_instr(instr: symbol)
+    "catchret" catchret_instr(instr: symbol)
+    "catchswitch" catchswitch_instr(instr: symbol)
+    "callbr" callbr_instr(instr: symbol)
+    "fneg" fneg_instr(instr: symbol)
+    "add" add_instr(instr: symbol)
+    "fadd" fadd_instr(instr: symbol)
+    "sub" sub_instr(instr: symbol)
+    "fsub" fsub_instr(instr: symbol)
+    "mul" mul_instr(instr: symbol)
+    "fmul" fmul_instr(instr: symbol)
+    "udiv" udiv_instr(instr: symbol)
+    "sdiv" sdiv_instr(instr: symbol)
+    "fdiv" fdiv_instr(instr: symbol)
+    "urem" urem_instr(instr: symbol)
+    "srem" srem_instr(instr: symbol)
+    "frem" frem_instr(instr: symbol)
+    "shl" shl_instr(instr: symbol)
+    "lshr" lshr_instr(instr: symbol)
+    "ashr" ashr_instr(instr: symbol)
+    "and" and_instr(instr: symbol)
+    "or" or_instr(instr: symbol)
+    "xor" xor_instr(instr: symbol)
+    "alloca" alloca_instr(instr: symbol)
+    "load" load_instr(instr: symbol)
+    "store" store_instr(instr: symbol)
+    "getelementptr" getelementptr_instr(instr: symbol)
+    "fence" fence_instr(instr: symbol)
+    "cmpxchg" cmpxchg_instr(instr: symbol)
+    "atomicrmw" atomicrmw_instr(instr: symbol)
+    "trunc" trunc_instr(instr: symbol)
+    "zext" zext_instr(instr: symbol)
+    "sext" sext_instr(instr: symbol)
+    "fptoui" fptoui_instr(instr: symbol)
+    "fptosi" fptosi_instr(instr: symbol)
+    "uitofp" uitofp_instr(instr: symbol)
+    "sitofp" sitofp_instr(instr: symbol)
+    "fptrunc" fptrunc_instr(instr: symbol)
+    "fpext" fpext_instr(instr: symbol)
+    "ptrtoint" ptrtoint_instr(instr: symbol)
+    "inttoptr" inttoptr_instr(instr: symbol)
+    "bitcast" bitcast_instr(instr: symbol)
+    "addrspacecast" addrspacecast_instr(instr: symbol)
+    "cleanuppad" cleanuppad_instr(instr: symbol)
+    "catchpad" catchpad_instr(instr: symbol)
+    "icmp" icmp_instr(instr: symbol)
+    "fcmp" fcmp_instr(instr: symbol)
+    "phi" phi_instr(instr: symbol)
+    "call" call_instr(instr: symbol)
+    "select" select_instr(instr: symbol)
+    "va_arg" va_arg_instr(instr: symbol)
+    "extractelement" extractelement_instr(instr: symbol)
+    "insertelement" insertelement_instr(instr: symbol)
+    "shufflevector" shufflevector_instr(instr: symbol)
+    "extractvalue" extractvalue_instr(instr: symbol)
+    "insertvalue" insertvalue_instr(instr: symbol)
+    "landingpad" landingpad_instr(instr: symbol)
+    "freeze" freeze_instr(instr: symbol)
+}
+
+group operations "Named operands and attributes of each instruction family." {
+    "Binary operators (integer, float and bitwise): first operand."
+    binop_lhs(instr: symbol, operand: symbol)
+    "Binary operators: second operand."
+    binop_rhs(instr: symbol, operand: symbol)
+    "Unary operators (fneg) and freeze: the operand."
+    unop_operand(instr: symbol, operand: symbol)
+    "Conversions: the operand converted."
+    cast_from(instr: symbol, operand: symbol)
+    "Conversions: the source type."
+    cast_from_type(instr: symbol, ty: symbol)
+    "Conversions: the destination type."
+    cast_to_type(instr: symbol, ty: symbol)
+    "icmp and fcmp: first operand."
+    cmp_lhs(instr: symbol, operand: symbol)
+    "icmp and fcmp: second operand."
+    cmp_rhs(instr: symbol, operand: symbol)
+    "icmp and fcmp: predicate (eq, ne, ugt, ..., oeq, one, ord, uno, true, false, ...)."
+    cmp_predicate(instr: symbol, predicate: symbol)
+    "alloca: the allocated type (the pointee type that opaque pointers erase)."
+    alloca_type(instr: symbol, ty: symbol)
+    "alloca: the element count operand."
+    alloca_count(instr: symbol, operand: symbol)
+    "load: the address operand."
+    load_addr(instr: symbol, operand: symbol)
+    "load: the type loaded (the access type)."
+    load_type(instr: symbol, ty: symbol)
+    "store: the value stored."
+    store_value(instr: symbol, operand: symbol)
+    "store: the address operand."
+    store_addr(instr: symbol, operand: symbol)
+    "store: the type stored (the access type)."
+    store_type(instr: symbol, ty: symbol)
+    "getelementptr: the base pointer operand."
+    gep_base(instr: symbol, operand: symbol)
+    "getelementptr: the source element type."
+    gep_source_type(instr: symbol, ty: symbol)
+    "getelementptr: the index operand at each position (0 indexes the base pointer)."
+    gep_index(instr: symbol, index: number, operand: symbol)
+    "getelementptr: number of indices."
+    gep_nindices(instr: symbol, n: number)
+    "getelementptr: the type each index position steps into (position 0: the source element type)."
+    gep_index_type(instr: symbol, index: number, ty: symbol)
+    "getelementptr: the `inbounds` flag."
+    gep_inbounds(instr: symbol)
+    "extractvalue and insertvalue: the aggregate operand."
+    aggregate_base(instr: symbol, operand: symbol)
+    "extractvalue and insertvalue: the constant index path, by position."
+    aggregate_index(instr: symbol, position: number, index: number)
+    "extractvalue and insertvalue: length of the index path."
+    aggregate_nindices(instr: symbol, n: number)
+    "insertvalue: the value inserted."
+    insertvalue_value(instr: symbol, operand: symbol)
+    "extractelement, insertelement: the vector operand; shufflevector: the first vector."
+    vector_base(instr: symbol, operand: symbol)
+    "extractelement, insertelement: the index operand."
+    vector_index(instr: symbol, operand: symbol)
+    "insertelement: the element inserted."
+    insertelement_value(instr: symbol, operand: symbol)
+    "shufflevector: the second vector."
+    shufflevector_second(instr: symbol, operand: symbol)
+    "shufflevector: the mask element at each position; -1 stands for poison."
+    shufflevector_mask(instr: symbol, position: number, elem: number)
+    "select: the condition."
+    select_cond(instr: symbol, operand: symbol)
+    "select: the value when true."
+    select_true(instr: symbol, operand: symbol)
+    "select: the value when false."
+    select_false(instr: symbol, operand: symbol)
+    "phi: incoming value and block, by position."
+    phi_incoming(instr: symbol, position: number, value: symbol, block: symbol)
+    "phi: number of incoming pairs."
+    phi_nincoming(instr: symbol, n: number)
+    "call, invoke and callbr: the callee operand (a function constant for direct calls, a variable or constant expression otherwise, or inline asm)."
+    call_callee(instr: symbol, operand: symbol)
+    "call, invoke and callbr: the function called, when the callee is a function directly."
+    call_direct(instr: symbol, func: symbol)
+    "call, invoke and callbr: the call's function type (opaque pointers erase it from the callee)."
+    call_fn_type(instr: symbol, ty: symbol)
+    "call, invoke and callbr: actual argument by index."
+    call_arg(instr: symbol, index: number, operand: symbol)
+    "call, invoke and callbr: number of actual arguments."
+    call_nargs(instr: symbol, n: number)
+    "call, invoke and callbr: calling convention."
+    call_callconv(instr: symbol, cc: symbol)
+    "call: tail call marker: tail, musttail or notail."
+    call_tail(instr: symbol, kind: symbol)
+    "Call-site function attributes."
+    call_attr(instr: symbol, attr: symbol, value: symbol)
+    "Call-site return attributes."
+    call_ret_attr(instr: symbol, attr: symbol, value: symbol)
+    "Call-site argument attributes by argument index."
+    call_arg_attr(instr: symbol, index: number, attr: symbol, value: symbol)
+    "Operand bundles: bundle position, tag, operand position and operand."
+    call_bundle_operand(instr: symbol, bundle: number, tag: symbol, index: number, operand: symbol)
+    "Operand bundle tags by position (also for bundles without operands)."
+    call_bundle(instr: symbol, bundle: number, tag: symbol)
+    "invoke: the normal destination."
+    invoke_normal_dest(instr: symbol, block: symbol)
+    "invoke: the unwind destination."
+    invoke_unwind_dest(instr: symbol, block: symbol)
+    "callbr: the default destination."
+    callbr_default_dest(instr: symbol, block: symbol)
+    "callbr: indirect destinations by position."
+    callbr_indirect_dest(instr: symbol, position: number, block: symbol)
+    "ret: the returned value."
+    ret_value(instr: symbol, operand: symbol)
+    "ret without a value."
+    ret_void(instr: symbol)
+    "br: the condition of a conditional branch."
+    br_cond(instr: symbol, operand: symbol)
+    "br: the target when the condition is true."
+    br_true_dest(instr: symbol, block: symbol)
+    "br: the target when the condition is false."
+    br_false_dest(instr: symbol, block: symbol)
+    "br: the target of an unconditional branch."
+    br_dest(instr: symbol, block: symbol)
+    "switch: the value switched on."
+    switch_value(instr: symbol, operand: symbol)
+    "switch: the default destination."
+    switch_default_dest(instr: symbol, block: symbol)
+    "switch: case value (a constant operand) and destination, by position."
+    switch_case(instr: symbol, position: number, value: symbol, block: symbol)
+    "switch: number of cases."
+    switch_ncases(instr: symbol, n: number)
+    "indirectbr: the address operand."
+    indirectbr_addr(instr: symbol, operand: symbol)
+    "indirectbr: possible destinations by position."
+    indirectbr_dest(instr: symbol, position: number, block: symbol)
+    "resume: the exception value."
+    resume_value(instr: symbol, operand: symbol)
+    "landingpad: the cleanup flag."
+    landingpad_cleanup(instr: symbol)
+    "landingpad: clauses by position; kind is catch or filter."
+    landingpad_clause(instr: symbol, position: number, kind: symbol, operand: symbol)
+    "catchswitch: the parent pad operand (a `none` token constant at top level)."
+    catchswitch_parent(instr: symbol, operand: symbol)
+    "catchswitch: handler blocks by position."
+    catchswitch_handler(instr: symbol, position: number, block: symbol)
+    "catchswitch and cleanupret: the unwind destination, when not `unwind to caller`."
+    unwind_dest(instr: symbol, block: symbol)
+    "catchpad and cleanuppad: the parent (a catchswitch, a pad, or the `none` token)."
+    pad_parent(instr: symbol, operand: symbol)
+    "catchpad and cleanuppad: arguments by position."
+    pad_arg(instr: symbol, position: number, operand: symbol)
+    "catchret and cleanupret: the pad they leave."
+    pad_exit_from(instr: symbol, operand: symbol)
+    "catchret: the destination."
+    catchret_dest(instr: symbol, block: symbol)
+    "cmpxchg: the address operand."
+    cmpxchg_addr(instr: symbol, operand: symbol)
+    "cmpxchg: the value compared."
+    cmpxchg_cmp(instr: symbol, operand: symbol)
+    "cmpxchg: the new value."
+    cmpxchg_new(instr: symbol, operand: symbol)
+    "cmpxchg: the type of the value in memory."
+    cmpxchg_type(instr: symbol, ty: symbol)
+    "cmpxchg: the failure ordering (the success ordering is `instr_ordering`)."
+    cmpxchg_failure_ordering(instr: symbol, ordering: symbol)
+    "cmpxchg: the weak flag."
+    cmpxchg_weak(instr: symbol)
+    "atomicrmw: the operation (xchg, add, sub, and, nand, or, xor, max, min, umax, umin, fadd, fsub, fmax, fmin, uinc_wrap, udec_wrap)."
+    atomicrmw_operation(instr: symbol, operation: symbol)
+    "atomicrmw: the address operand."
+    atomicrmw_addr(instr: symbol, operand: symbol)
+    "atomicrmw: the value operand."
+    atomicrmw_value(instr: symbol, operand: symbol)
+    "atomicrmw: the type of the value in memory."
+    atomicrmw_type(instr: symbol, ty: symbol)
+    "va_arg: the va_list operand."
+    va_arg_list(instr: symbol, operand: symbol)
+    "va_arg: the argument type read."
+    va_arg_type(instr: symbol, ty: symbol)
+}
+
+group operands "Operands: variables (SSA values) and constants, each with a type." {
+    "Variables: instruction results and formal parameters, with their function. Ids are `module:@func:%name`."
+    variable(var: symbol, func: symbol)
+    "The type of a variable."
+    variable_type(var: symbol, ty: symbol)
+    "The IR name of a variable (`%x`, or `%7` for unnamed values)."
+    variable_name(var: symbol, name: symbol)
+    "Source-level variable names from debug info (llvm.dbg.declare/value records), with the declaration line."
+    variable_source_name(var: symbol, name: symbol, line: number)
+    "Constants, one per use site. Ids are the site they occur at, `<instr or global>#<operand path>`."
+    constant(constant: symbol, ty: symbol)
+    "Integer constants: exact decimal value (signed interpretation), for any width."
+    integer_constant(constant: symbol, value: symbol)
+    "Integer constants whose signed value fits a 32-bit number."
+    integer_constant_value(constant: symbol, value: number)
+    "Floating-point constants and their LLVM literal (decimal, or LLVM's hexadecimal forms 0x, 0xK, 0xL, 0xM, 0xH, 0xR)."
+    fp_constant(constant: symbol, literal: symbol)
+    "The null pointer constant."
+    null_constant(constant: symbol)
+    "undef."
+    undef_constant(constant: symbol)
+    "poison."
+    poison_constant(constant: symbol)
+    "zeroinitializer of an aggregate or vector type."
+    zeroinitializer_constant(constant: symbol)
+    "The `none` token."
+    token_none_constant(constant: symbol)
+    "References to a global variable, alias or ifunc (by global id)."
+    global_ref_constant(constant: symbol, global: symbol)
+    "References to a function (by function id)."
+    function_ref_constant(constant: symbol, func: symbol)
+    "Constant arrays, structs and vectors; kind is array, struct or vector."
+    aggregate_constant(constant: symbol, kind: symbol)
+    "Elements of aggregate constants by index."
+    aggregate_constant_elem(constant: symbol, index: number, elem: symbol)
+    "Aggregate constants: number of elements."
+    aggregate_constant_nelems(constant: symbol, n: number)
+    "Constant arrays of i8 that LLVM stores as strings (`c\"...\"`): the bytes, escaped."
+    string_constant(constant: symbol, bytes: symbol)
+    "blockaddress constants: function and block."
+    blockaddress_constant(constant: symbol, func: symbol, block: symbol)
+    "Constant expressions and their opcode (getelementptr, ptrtoint, add, ...)."
+    constant_expr(constant: symbol, opcode: symbol)
+    "Constant expression operands by index (nested to any depth)."
+    constant_expr_operand(constant: symbol, index: number, operand: symbol)
+    "getelementptr constant expressions: source element type."
+    constant_expr_gep_source_type(constant: symbol, ty: symbol)
+    "getelementptr constant expressions: the inbounds flag."
+    constant_expr_gep_inbounds(constant: symbol)
+    "Inline assembly callees: asm text and constraint string."
+    inline_asm(constant: symbol, asm: symbol, constraints: symbol)
+    "Inline assembly flags: sideeffect, alignstack, unwind, inteldialect."
+    inline_asm_flag(constant: symbol, flag: symbol)
+    "Metadata operands (e.g. intrinsic arguments); `text` is the MDString when it is one, else empty."
+    metadata_constant(constant: symbol, text: symbol)
+    "Other constants (dso_local_equivalent, no_cfi, ptrauth): LLVM's kind name for them."
+    other_constant(constant: symbol, kind: symbol)
+}
+}

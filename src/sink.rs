@@ -1,0 +1,260 @@
+//! Per-worker fact buffers: tuples are formatted straight into one byte buffer per relation,
+//! so workers never share a lock; buffers are concatenated in a fixed order afterwards.
+//!
+//! Field escaping (Soufflé's default reader takes symbols verbatim, a tab ends a field, a
+//! newline ends a tuple and a trailing CR is dropped): `\` becomes `\\`, tab `\t`, newline
+//! `\n`, carriage return `\r`; other control bytes, DEL and bytes that are not valid UTF-8
+//! become `\xHH`. Everything else, quotes included, is written as is. [`unescape`] inverts it.
+
+use std::rc::Rc;
+
+use crate::relations::{self, Kind, Rel};
+
+/// A value for one column.
+pub trait Field {
+    const KIND: Kind;
+    fn put(&self, out: &mut Vec<u8>);
+}
+
+/// Symbol fields: text or raw bytes (LLVM names need not be UTF-8), escaped on output.
+macro_rules! symbol_field {
+    ($($t:ty),*) => {$(
+        impl Field for $t {
+            const KIND: Kind = Kind::Symbol;
+            fn put(&self, out: &mut Vec<u8>) {
+                let bytes: &[u8] = self.as_ref();
+                escape_into(bytes, out)
+            }
+        }
+    )*};
+}
+
+symbol_field!(&str, String, &String, &[u8], Vec<u8>, &Vec<u8>, Rc<[u8]>, &Rc<[u8]>, &&Rc<[u8]>, Box<[u8]>);
+
+impl Field for i32 {
+    const KIND: Kind = Kind::Number;
+    fn put(&self, out: &mut Vec<u8>) {
+        let mut buf = itoa_buf();
+        out.extend_from_slice(fmt_i64(*self as i64, &mut buf));
+    }
+}
+
+fn itoa_buf() -> [u8; 24] {
+    [0; 24]
+}
+
+fn fmt_i64(v: i64, buf: &mut [u8; 24]) -> &[u8] {
+    let mut n = v.unsigned_abs();
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    &buf[i..]
+}
+
+/// Converts a count, size or index to a number column value, if it fits.
+pub fn num<T: TryInto<i32>>(v: T) -> Option<i32> {
+    v.try_into().ok()
+}
+
+/// One byte buffer and tuple count per relation.
+pub struct FactBuf {
+    bufs: Vec<Vec<u8>>,
+    counts: Vec<u64>,
+}
+
+impl Default for FactBuf {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FactBuf {
+    pub fn new() -> Self {
+        FactBuf { bufs: vec![Vec::new(); relations::count()], counts: vec![0; relations::count()] }
+    }
+
+    /// Appends one tuple; callers go through [`fact!`](crate::fact) for readability.
+    pub fn emit<R: Row>(&mut self, rel: Rel, row: R) {
+        if cfg!(debug_assertions) {
+            check_shape(rel, &R::kinds());
+        }
+        self.counts[rel as usize] += 1;
+        row.put(&mut self.bufs[rel as usize]);
+    }
+
+    pub fn buffer(&self, rel: usize) -> &[u8] {
+        &self.bufs[rel]
+    }
+
+    pub fn count(&self, rel: usize) -> u64 {
+        self.counts[rel]
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Appends another buffer's tuples after this one's.
+    pub fn append(&mut self, other: FactBuf) {
+        for (i, (buf, n)) in other.bufs.into_iter().zip(other.counts).enumerate() {
+            if self.bufs[i].is_empty() {
+                self.bufs[i] = buf;
+            } else {
+                self.bufs[i].extend_from_slice(&buf);
+            }
+            self.counts[i] += n;
+        }
+    }
+}
+
+/// `fact!(out, relation_name, field, ...)` appends one tuple to a [`FactBuf`].
+#[macro_export]
+macro_rules! fact {
+    ($out:expr, $rel:ident, $($field:expr),+ $(,)?) => {
+        $out.emit($crate::relations::Rel::$rel, ($($field,)+))
+    };
+}
+
+/// A tuple of fields, written tab-separated with a final newline.
+pub trait Row {
+    fn kinds() -> Vec<Kind>;
+    fn put(&self, out: &mut Vec<u8>);
+}
+
+macro_rules! impl_row {
+    ($first:ident $fi:tt $(, $t:ident $i:tt)*) => {
+        impl<$first: Field $(, $t: Field)*> Row for ($first, $($t,)*) {
+            fn kinds() -> Vec<Kind> {
+                vec![$first::KIND $(, $t::KIND)*]
+            }
+            fn put(&self, out: &mut Vec<u8>) {
+                self.$fi.put(out);
+                $( out.push(b'\t'); self.$i.put(out); )*
+                out.push(b'\n');
+            }
+        }
+    };
+}
+
+impl_row!(A 0);
+impl_row!(A 0, B 1);
+impl_row!(A 0, B 1, C 2);
+impl_row!(A 0, B 1, C 2, D 3);
+impl_row!(A 0, B 1, C 2, D 3, E 4);
+
+fn check_shape(rel: Rel, kinds: &[Kind]) {
+    let info = rel.info();
+    let expected: Vec<Kind> = info.columns.iter().map(|c| c.kind).collect();
+    assert_eq!(expected, kinds, "fact shape mismatch for relation {}", info.name);
+}
+
+/// Escapes one field (see the module docs).
+pub fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (valid, bad) = match std::str::from_utf8(rest) {
+            Ok(s) => (s.as_bytes(), &[][..]),
+            Err(e) => rest.split_at(e.valid_up_to()),
+        };
+        for &b in valid {
+            match b {
+                b'\\' => out.extend_from_slice(b"\\\\"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                b'\n' => out.extend_from_slice(b"\\n"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                0..=0x1f | 0x7f => hex_byte(b, out),
+                _ => out.push(b),
+            }
+        }
+        if bad.is_empty() {
+            break;
+        }
+        // One undecodable byte at a time; decoding resumes after it.
+        hex_byte(bad[0], out);
+        rest = &bad[1..];
+    }
+}
+
+fn hex_byte(b: u8, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.extend_from_slice(&[b'\\', b'x', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+}
+
+/// Inverse of [`escape_into`]. Returns `None` for text that no escaping could produce.
+pub fn unescape(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        match bytes.get(i + 1)? {
+            b'\\' => out.push(b'\\'),
+            b't' => out.push(b'\t'),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b'x' => {
+                let hex = text.get(i + 2..i + 4)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            _ => return None,
+        }
+        i += 2;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_round_trips_every_byte_pattern() {
+        let samples: Vec<Vec<u8>> = vec![
+            b"plain".to_vec(),
+            b"tab\there".to_vec(),
+            b"new\nline\r\n".to_vec(),
+            b"back\\slash \\x41 \"quoted\"".to_vec(),
+            vec![0xff, b'a', 0xc3, 0xa9, 0xc3, 0x00, 0x7f, 0x1b],
+            (0u8..=255).collect(),
+            "ünïcødé ✓".as_bytes().to_vec(),
+        ];
+        for s in samples {
+            let mut out = Vec::new();
+            escape_into(&s, &mut out);
+            let text = String::from_utf8(out).expect("escaped text is UTF-8");
+            assert!(!text.contains('\t') && !text.contains('\n') && !text.contains('\r'));
+            assert_eq!(unescape(&text).unwrap(), s, "round trip of {text}");
+        }
+    }
+
+    #[test]
+    fn escaping_spells_documented_forms() {
+        let mut out = Vec::new();
+        escape_into(b"a\tb\\c\nd\xffe", &mut out);
+        assert_eq!(out, b"a\\tb\\\\c\\nd\\xffe");
+    }
+
+    #[test]
+    fn numbers_format_like_decimal() {
+        let mut b = itoa_buf();
+        assert_eq!(fmt_i64(0, &mut b), b"0");
+        assert_eq!(fmt_i64(-2147483648, &mut b), b"-2147483648");
+        assert_eq!(fmt_i64(2147483647, &mut b), b"2147483647");
+    }
+}
