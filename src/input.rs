@@ -75,7 +75,9 @@ pub fn load(path: &Path) -> Result<Module> {
         if bytes.is_empty() {
             bail!("{shown}: empty file, not LLVM bitcode");
         }
-        bail!("{shown}: not LLVM bitcode (the file does not start with the bitcode magic 'BC' 0xC0DE)");
+        bail!(
+            "{shown}: not LLVM bitcode (the file does not start with the bitcode magic 'BC' 0xC0DE)"
+        );
     }
 
     unsafe {
@@ -116,7 +118,10 @@ pub fn load(path: &Path) -> Result<Module> {
             failed
         };
         if failed || module.is_null() {
-            let cause = diagnostics.first().map(|m| first_line(m)).unwrap_or("could not be parsed");
+            let cause = diagnostics
+                .first()
+                .map(|m| first_line(m))
+                .unwrap_or("could not be parsed");
             let cause = strip_location_prefix(cause, path);
             let err = if is_bitcode {
                 anyhow!("{shown}: invalid LLVM bitcode: {cause}")
@@ -126,10 +131,18 @@ pub fn load(path: &Path) -> Result<Module> {
             LLVMContextDispose(context);
             return Err(err);
         }
-        let owned = Module { path: path.to_path_buf(), context, module, _diagnostics: diagnostics };
+        let owned = Module {
+            path: path.to_path_buf(),
+            context,
+            module,
+            _diagnostics: diagnostics,
+        };
         let mut message: *mut c_char = ptr::null_mut();
-        if LLVMVerifyModule(module, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut message)
-            != 0
+        if LLVMVerifyModule(
+            module,
+            LLVMVerifierFailureAction::LLVMReturnStatusAction,
+            &mut message,
+        ) != 0
         {
             let text = CStr::from_ptr(message).to_string_lossy().into_owned();
             LLVMDisposeMessage(message);
@@ -149,7 +162,9 @@ pub fn load(path: &Path) -> Result<Module> {
 
 /// Text IR that is not UTF-8 is still fine if it is mostly printable (names may hold any byte).
 fn looks_textual(bytes: &[u8]) -> bool {
-    let printable = bytes.iter().filter(|&&b| b >= 0x20 || b == b'\n' || b == b'\t' || b == b'\r');
+    let printable = bytes
+        .iter()
+        .filter(|&&b| b >= 0x20 || b == b'\n' || b == b'\t' || b == b'\r');
     printable.count() * 10 >= bytes.len() * 9
 }
 
@@ -160,7 +175,10 @@ fn first_line(s: &str) -> &str {
 /// LLVM prefixes text-IR errors with `path:line:col: error:`; keep `line:col` and the message.
 fn strip_location_prefix<'a>(cause: &'a str, path: &Path) -> std::borrow::Cow<'a, str> {
     let p = path.to_string_lossy();
-    match cause.strip_prefix(p.as_ref()).and_then(|r| r.strip_prefix(':')) {
+    match cause
+        .strip_prefix(p.as_ref())
+        .and_then(|r| r.strip_prefix(':'))
+    {
         Some(rest) => rest.replacen(" error: ", " ", 1).into(),
         None => cause.into(),
     }

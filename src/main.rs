@@ -26,8 +26,8 @@ enum Command {
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
         /// Worker threads [default: all cores]. The output is byte-identical for every value.
-        #[arg(short, long, value_name = "N")]
-        jobs: Option<usize>,
+        #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
         /// Print nothing but errors.
         #[arg(short, long)]
         quiet: bool,
@@ -38,22 +38,28 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         write: Option<PathBuf>,
     },
-    // ENGINE: `Run` variant goes here.
+    /// Evaluate a Datalog program (Soufflé flags: -F facts, -D output dir, -j threads).
+    Run(llfacts::engine::cli::RunArgs),
 }
 
-fn thread_pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+fn thread_pool(jobs: Option<u16>) -> anyhow::Result<rayon::ThreadPool> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = jobs {
-        anyhow::ensure!(n > 0, "--jobs must be at least 1");
-        builder = builder.num_threads(n);
+        builder = builder.num_threads(n.into());
     }
     Ok(builder.build()?)
 }
 
 fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Extract { inputs, output, jobs, quiet } => {
-            let summary = thread_pool(jobs)?.install(|| llfacts::pipeline::extract(&inputs, &output, quiet))?;
+        Command::Extract {
+            inputs,
+            output,
+            jobs,
+            quiet,
+        } => {
+            let summary = thread_pool(jobs)?
+                .install(|| llfacts::pipeline::extract(&inputs, &output, quiet))?;
             if !quiet {
                 eprintln!("llfacts: {summary}");
             }
@@ -67,10 +73,12 @@ fn run(command: Command) -> anyhow::Result<()> {
             std::fs::create_dir_all(&dir)?;
             for (name, text) in llfacts::schema::files() {
                 let path = dir.join(name);
-                std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                std::fs::write(&path, text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             }
             Ok(())
-        } // ENGINE: `Run` dispatch goes here.
+        }
+        Command::Run(args) => llfacts::engine::cli::run(args),
     }
 }
 

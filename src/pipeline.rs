@@ -46,10 +46,17 @@ pub fn module_ids(inputs: &[PathBuf]) -> Vec<Vec<u8>> {
     inputs
         .iter()
         .map(|p| {
-            let stem = p.file_stem().map(|s| s.as_encoded_bytes().to_vec()).unwrap_or_else(|| b"module".to_vec());
+            let stem = p
+                .file_stem()
+                .map(|s| s.as_encoded_bytes().to_vec())
+                .unwrap_or_else(|| b"module".to_vec());
             let n = seen.entry(stem.clone()).or_insert(0);
             *n += 1;
-            if *n == 1 { stem } else { [&stem[..], format!("~{n}").as_bytes()].concat() }
+            if *n == 1 {
+                stem
+            } else {
+                [&stem[..], format!("~{n}").as_bytes()].concat()
+            }
         })
         .collect()
 }
@@ -65,7 +72,13 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(quiet: bool, total_modules: usize) -> Self {
-        Progress { enabled: !quiet && std::io::stderr().is_terminal(), total_modules, modules: 0, functions: 0, last: Instant::now() }
+        Progress {
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            total_modules,
+            modules: 0,
+            functions: 0,
+            last: Instant::now(),
+        }
     }
 
     fn functions_done(&mut self, n: usize) {
@@ -104,30 +117,31 @@ impl Progress {
 }
 
 /// Extracts every input into `out`. Modules are parsed `jobs` at a time in parallel and
-/// emitted in input order; on any error nothing is left at `out`.
+/// emitted in input order, while a writer thread appends finished buffers to the files;
+/// on any error nothing is left at `out`.
 pub fn extract(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
     let start = Instant::now();
     let ids = module_ids(inputs);
-    let mut dir = FactDir::create(out)?;
+    let dir = FactDir::create(out)?;
     let mut progress = Progress::new(quiet, inputs.len());
-    let mut total = extract::Counts::default();
-    let window = rayon::current_num_threads().max(1);
-    for (paths, ids) in inputs.chunks(window).zip(ids.chunks(window)) {
-        let modules: Vec<input::Module> = paths.par_iter().map(|p| input::load(p)).collect::<Result<_>>()?;
-        for ((module, id), path) in modules.iter().zip(ids).zip(paths) {
-            let mut sink = |facts: FactBuf| dir.append(&facts);
-            let counts = extract::extract_module(
-                module,
-                id,
-                path.as_os_str().as_encoded_bytes(),
-                &mut sink,
-                &mut |n| progress.functions_done(n),
-            )?;
-            total.functions += counts.functions;
-            total.instructions += counts.instructions;
-            progress.module_done();
-        }
-    }
+    // A few buffers in flight keep both sides busy while bounding memory.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
+    let (dir, emitted) = std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> Result<FactDir> {
+            let mut dir = dir;
+            for facts in rx {
+                dir.append(&facts)?;
+            }
+            Ok(dir)
+        });
+        let emitted = emit_all(inputs, &ids, &tx, &mut progress);
+        drop(tx);
+        // A writer failure (say, a full disk) is the cause of any send failure: report it first.
+        let dir = writer.join().expect("writer thread panicked");
+        (dir, emitted)
+    });
+    let dir = dir?;
+    let total = emitted?;
     progress.finish();
     let tuples = dir.counts().iter().sum();
     let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
@@ -141,4 +155,37 @@ pub fn extract(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
         tuples,
         elapsed: start.elapsed(),
     })
+}
+
+fn emit_all(
+    inputs: &[PathBuf],
+    ids: &[Vec<u8>],
+    tx: &std::sync::mpsc::SyncSender<FactBuf>,
+    progress: &mut Progress,
+) -> Result<extract::Counts> {
+    let mut total = extract::Counts::default();
+    let window = rayon::current_num_threads().max(1);
+    for (paths, ids) in inputs.chunks(window).zip(ids.chunks(window)) {
+        let modules: Vec<input::Module> = paths
+            .par_iter()
+            .map(|p| input::load(p))
+            .collect::<Result<_>>()?;
+        for ((module, id), path) in modules.iter().zip(ids).zip(paths) {
+            let mut sink = |facts: FactBuf| {
+                tx.send(facts)
+                    .map_err(|_| anyhow::anyhow!("output writer stopped"))
+            };
+            let counts = extract::extract_module(
+                module,
+                id,
+                path.as_os_str().as_encoded_bytes(),
+                &mut sink,
+                &mut |n| progress.functions_done(n),
+            )?;
+            total.functions += counts.functions;
+            total.instructions += counts.instructions;
+            progress.module_done();
+        }
+    }
+    Ok(total)
 }

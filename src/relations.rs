@@ -143,7 +143,7 @@ group types "The type system. Type ids are LLVM's own spelling; identified struc
     target_ext_type_param(ty: symbol, index: number, param: symbol)
     "Target extension types: integer parameter by index."
     target_ext_type_int_param(ty: symbol, index: number, value: number)
-    "Sized types: allocation size in bytes (LLVM's alloc size, with tail padding), when it fits."
+    "Sized types with a fixed layout (not scalable vectors or target extension types, nor aggregates of them): allocation size in bytes (LLVM's alloc size, with tail padding), when it fits."
     type_alloc_size(ty: symbol, bytes: number)
     "Sized types: allocation size in bytes as exact decimal text (always present)."
     type_alloc_size_text(ty: symbol, bytes: symbol)
@@ -569,7 +569,7 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     variable(var: symbol, func: symbol)
     "The type of a variable."
     variable_type(var: symbol, ty: symbol)
-    "The IR name of a variable (`%x`, or `%7` for unnamed values)."
+    "The IR name of a variable as LLVM prints it (`%x`, `%\"a b\"`, or `%7` for unnamed values)."
     variable_name(var: symbol, name: symbol)
     "Source-level variable names from debug info (llvm.dbg.declare/value records), with the declaration line."
     variable_source_name(var: symbol, name: symbol, line: number)

@@ -6,7 +6,7 @@
 //! `\n`, carriage return `\r`; other control bytes, DEL and bytes that are not valid UTF-8
 //! become `\xHH`. Everything else, quotes included, is written as is. [`unescape`] inverts it.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::relations::{self, Kind, Rel};
 
@@ -29,14 +29,75 @@ macro_rules! symbol_field {
     )*};
 }
 
-symbol_field!(&str, String, &String, &[u8], Vec<u8>, &Vec<u8>, Rc<[u8]>, &Rc<[u8]>, &&Rc<[u8]>, Box<[u8]>);
+symbol_field!(&str, String, &String, &[u8], Vec<u8>, &Vec<u8>);
+
+/// An id, kept in its written (escaped) form: ids are built once and written many times.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Id(Arc<[u8]>);
+
+impl Id {
+    /// An id for raw bytes (escaping them).
+    pub fn new(raw: &[u8]) -> Id {
+        let mut out = Vec::with_capacity(raw.len());
+        escape_into(raw, &mut out);
+        Id(out.into())
+    }
+
+    /// Concatenates parts that are already escaped (ids, or ASCII punctuation and digits).
+    pub fn concat(parts: &[&[u8]]) -> Id {
+        Id(parts.concat().into())
+    }
+
+    /// `parent`, a separator and a decimal index: `a:@f:%bb` → `a:@f:%bb:3`.
+    pub fn child(&self, sep: u8, index: usize) -> Id {
+        let mut out = Vec::with_capacity(self.0.len() + 4);
+        out.extend_from_slice(&self.0);
+        out.push(sep);
+        push_decimal(index as i64, &mut out);
+        Id(out.into())
+    }
+
+    /// The written form.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A slice of an [`Id`]'s written form.
+pub struct Escaped<'a>(pub &'a [u8]);
+
+impl Field for Id {
+    const KIND: Kind = Kind::Symbol;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0)
+    }
+}
+
+impl Field for &Id {
+    const KIND: Kind = Kind::Symbol;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0)
+    }
+}
+
+impl Field for Escaped<'_> {
+    const KIND: Kind = Kind::Symbol;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.0)
+    }
+}
 
 impl Field for i32 {
     const KIND: Kind = Kind::Number;
     fn put(&self, out: &mut Vec<u8>) {
-        let mut buf = itoa_buf();
-        out.extend_from_slice(fmt_i64(*self as i64, &mut buf));
+        push_decimal(*self as i64, out);
     }
+}
+
+/// Appends `v` in decimal without allocating.
+pub fn push_decimal(v: i64, out: &mut Vec<u8>) {
+    let mut buf = itoa_buf();
+    out.extend_from_slice(fmt_i64(v, &mut buf));
 }
 
 fn itoa_buf() -> [u8; 24] {
@@ -80,7 +141,10 @@ impl Default for FactBuf {
 
 impl FactBuf {
     pub fn new() -> Self {
-        FactBuf { bufs: vec![Vec::new(); relations::count()], counts: vec![0; relations::count()] }
+        FactBuf {
+            bufs: vec![Vec::new(); relations::count()],
+            counts: vec![0; relations::count()],
+        }
     }
 
     /// Appends one tuple; callers go through [`fact!`](crate::fact) for readability.
@@ -155,11 +219,20 @@ impl_row!(A 0, B 1, C 2, D 3, E 4);
 fn check_shape(rel: Rel, kinds: &[Kind]) {
     let info = rel.info();
     let expected: Vec<Kind> = info.columns.iter().map(|c| c.kind).collect();
-    assert_eq!(expected, kinds, "fact shape mismatch for relation {}", info.name);
+    assert_eq!(
+        expected, kinds,
+        "fact shape mismatch for relation {}",
+        info.name
+    );
 }
 
 /// Escapes one field (see the module docs).
 pub fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
+    // Fast path: almost every field is printable ASCII without backslashes.
+    if !needs_escape(bytes) {
+        out.extend_from_slice(bytes);
+        return;
+    }
     let mut rest = bytes;
     while !rest.is_empty() {
         let (valid, bad) = match std::str::from_utf8(rest) {
@@ -183,6 +256,29 @@ pub fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
         hex_byte(bad[0], out);
         rest = &bad[1..];
     }
+}
+
+/// Whether any byte is outside printable ASCII or is a backslash, eight bytes at a time.
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let v = u64::from_le_bytes(chunk.try_into().unwrap());
+        // Bytes >= 0x80, then (all bytes now < 0x80) bytes < 0x20, 0x7f and '\\'.
+        if v & HIGH != 0
+            || v.wrapping_sub(0x20 * ONES) & !v & HIGH != 0
+            || has_zero(v ^ (0x7f * ONES))
+            || has_zero(v ^ (b'\\' as u64 * ONES))
+        {
+            return true;
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .any(|&b| !(0x20..0x7f).contains(&b) || b == b'\\')
 }
 
 fn hex_byte(b: u8, out: &mut Vec<u8>) {
@@ -240,6 +336,24 @@ mod tests {
             let text = String::from_utf8(out).expect("escaped text is UTF-8");
             assert!(!text.contains('\t') && !text.contains('\n') && !text.contains('\r'));
             assert_eq!(unescape(&text).unwrap(), s, "round trip of {text}");
+        }
+    }
+
+    #[test]
+    fn word_scan_agrees_with_byte_scan() {
+        let slow = |b: &[u8]| b.iter().any(|&c| !(0x20..0x7f).contains(&c) || c == b'\\');
+        for special in [0u8, 0x1f, 0x20, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0xff] {
+            for len in 1..20 {
+                for pos in 0..len {
+                    let mut v = vec![b'a'; len];
+                    v[pos] = special;
+                    assert_eq!(
+                        needs_escape(&v),
+                        slow(&v),
+                        "byte {special:#x} at {pos} of {len}"
+                    );
+                }
+            }
         }
     }
 

@@ -6,7 +6,6 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
-use rayon::prelude::*;
 
 use crate::relations::RELATIONS;
 use crate::sink::FactBuf;
@@ -30,28 +29,53 @@ impl FactDir {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        fs::create_dir_all(&parent)
-            .map_err(|e| anyhow!("{shown}: cannot create parent directory {}: {}", parent.display(), cause(&e)))?;
-        let name = dest.file_name().ok_or_else(|| anyhow!("{shown}: not a directory name"))?;
-        let tmp = parent.join(format!(".{}.llfacts-tmp-{}", name.to_string_lossy(), std::process::id()));
+        fs::create_dir_all(&parent).map_err(|e| {
+            anyhow!(
+                "{shown}: cannot create parent directory {}: {}",
+                parent.display(),
+                cause(&e)
+            )
+        })?;
+        let name = dest
+            .file_name()
+            .ok_or_else(|| anyhow!("{shown}: not a directory name"))?;
+        let tmp = parent.join(format!(
+            ".{}.llfacts-tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
         let _ = fs::remove_dir_all(&tmp);
-        fs::create_dir(&tmp).map_err(|e| anyhow!("{shown}: cannot write output directory: {}", cause(&e)))?;
-        let mut dir = FactDir { dest: dest.to_path_buf(), tmp, files: Vec::new(), counts: vec![0; RELATIONS.len()], committed: false };
+        fs::create_dir(&tmp)
+            .map_err(|e| anyhow!("{shown}: cannot write output directory: {}", cause(&e)))?;
+        let mut dir = FactDir {
+            dest: dest.to_path_buf(),
+            tmp,
+            files: Vec::new(),
+            counts: vec![0; RELATIONS.len()],
+            committed: false,
+        };
         for rel in RELATIONS {
             let path = dir.tmp.join(format!("{}.facts", rel.name));
-            let file = File::create(&path).map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))?;
+            let file =
+                File::create(&path).map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))?;
             dir.files.push(BufWriter::with_capacity(1 << 16, file));
         }
         Ok(dir)
     }
 
-    /// Appends a buffer's tuples, relations in parallel.
+    /// Appends a buffer's tuples.
     pub fn append(&mut self, facts: &FactBuf) -> Result<()> {
-        let tmp = &self.tmp;
-        self.files.par_iter_mut().enumerate().try_for_each(|(i, f)| {
-            f.write_all(facts.buffer(i))
-                .map_err(|e| anyhow!("{}: {}", tmp.join(format!("{}.facts", RELATIONS[i].name)).display(), cause(&e)))
-        })?;
+        for (i, f) in self.files.iter_mut().enumerate() {
+            f.write_all(facts.buffer(i)).map_err(|e| {
+                anyhow!(
+                    "{}: {}",
+                    self.tmp
+                        .join(format!("{}.facts", RELATIONS[i].name))
+                        .display(),
+                    cause(&e)
+                )
+            })?;
+        }
         for (i, c) in self.counts.iter_mut().enumerate() {
             *c += facts.count(i);
         }
@@ -66,21 +90,22 @@ impl FactDir {
     pub fn commit(mut self) -> Result<()> {
         let shown = self.dest.display().to_string();
         for (i, f) in self.files.drain(..).enumerate() {
-            f.into_inner()
-                .map_err(|e| anyhow!("{shown}/{}.facts: {}", RELATIONS[i].name, cause(e.error())))?
-                .sync_all()
-                .ok();
+            f.into_inner().map_err(|e| {
+                anyhow!("{shown}/{}.facts: {}", RELATIONS[i].name, cause(e.error()))
+            })?;
         }
         if self.dest.exists() {
             let old = self.tmp.with_extension("old");
-            fs::rename(&self.dest, &old).map_err(|e| anyhow!("{shown}: cannot replace: {}", cause(&e)))?;
+            fs::rename(&self.dest, &old)
+                .map_err(|e| anyhow!("{shown}: cannot replace: {}", cause(&e)))?;
             if let Err(e) = fs::rename(&self.tmp, &self.dest) {
                 let _ = fs::rename(&old, &self.dest);
                 bail!("{shown}: cannot replace: {}", cause(&e));
             }
             let _ = fs::remove_dir_all(&old);
         } else {
-            fs::rename(&self.tmp, &self.dest).map_err(|e| anyhow!("{shown}: cannot create: {}", cause(&e)))?;
+            fs::rename(&self.tmp, &self.dest)
+                .map_err(|e| anyhow!("{shown}: cannot create: {}", cause(&e)))?;
         }
         self.committed = true;
         Ok(())

@@ -1,1 +1,280 @@
-//! Embedded evaluator for the Soufflé subset that `rules/` uses.
+//! Embedded evaluator for the Soufflé subset that `rules/` uses
+//! (the language contract is docs/engine.md).
+//!
+//! ```no_run
+//! use llfacts::engine::{Database, Program};
+//! let program = Program::from_source("tc.dl", r#"
+//!     .decl edge(x: number, y: number)
+//!     .decl path(x: number, y: number)
+//!     .output path
+//!     path(x, y) :- edge(x, y).
+//!     path(x, z) :- path(x, y), edge(y, z).
+//! "#)?;
+//! let mut db = Database::new(&program);
+//! db.insert("edge", &["1", "2"])?;
+//! db.insert("edge", &["2", "3"])?;
+//! db.run(2)?;
+//! assert_eq!(db.rows_as_strings("path")?.len(), 3);
+//! # anyhow::Ok(())
+//! ```
+
+pub mod ast;
+pub mod check;
+pub mod cli;
+pub mod eval;
+pub mod functors;
+pub mod io;
+pub mod parser;
+pub mod planner;
+pub mod storage;
+
+use std::fmt;
+use std::path::Path;
+use std::sync::RwLock;
+
+use anyhow::{Result, anyhow, bail};
+
+pub use check::Base;
+pub use cli::{Backend, EngineChoice, run_program, select_backend};
+pub use eval::EvalStats;
+pub use io::OutTarget;
+
+use storage::{Relation, Symbols};
+
+/// A parsed and checked program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    checked: check::Checked,
+}
+
+impl Program {
+    /// Parse and check a program file (following `#include`s).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Program> {
+        Self::from_ast(parser::parse_file(path.as_ref())?)
+    }
+
+    /// Parse and check a program held in memory; `name` is used in error messages.
+    pub fn from_source(name: &str, text: &str) -> Result<Program> {
+        Self::from_ast(parser::parse_source(name, text)?)
+    }
+
+    fn from_ast(src: ast::Source) -> Result<Program> {
+        let checked = check::check(&src)?;
+        // Dry-run the planner over every stratum: this is the groundedness check.
+        let mut rels: Vec<Relation> = checked
+            .rels
+            .iter()
+            .map(|r| Relation::new(r.types.len()))
+            .collect();
+        for s in 0..checked.strata.len() {
+            eval::plan_stratum(&checked, &mut rels, s)?;
+        }
+        Ok(Program { checked })
+    }
+
+    /// Declared relation names, in declaration order.
+    pub fn relations(&self) -> Vec<&str> {
+        self.checked.rels.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    /// Column types of a relation.
+    pub fn column_types(&self, relation: &str) -> Result<Vec<Base>> {
+        Ok(self.checked.rels[self.rel(relation)?].types.clone())
+    }
+
+    /// Relations with an `.input` directive.
+    pub fn inputs(&self) -> Vec<&str> {
+        self.checked
+            .rels
+            .iter()
+            .filter(|r| !r.inputs.is_empty())
+            .map(|r| r.name.as_str())
+            .collect()
+    }
+
+    /// Relations with an `.output` directive.
+    pub fn outputs(&self) -> Vec<&str> {
+        self.checked
+            .rels
+            .iter()
+            .filter(|r| !r.outputs.is_empty())
+            .map(|r| r.name.as_str())
+            .collect()
+    }
+
+    fn rel(&self, name: &str) -> Result<usize> {
+        self.checked
+            .rel_index
+            .get(name)
+            .copied()
+            .ok_or_else(|| anyhow!("unknown relation {name}"))
+    }
+}
+
+/// A typed value of one column.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Number(i32),
+    Unsigned(u32),
+    Float(f32),
+    Symbol(String),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Number(v) => write!(f, "{v}"),
+            Value::Unsigned(v) => write!(f, "{v}"),
+            Value::Float(v) => write!(f, "{v}"),
+            Value::Symbol(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Tuples of one program: fill the inputs, `run`, read the results.
+pub struct Database<'p> {
+    program: &'p Program,
+    rels: Vec<Relation>,
+    syms: Symbols,
+    stats: Option<EvalStats>,
+}
+
+impl<'p> Database<'p> {
+    pub fn new(program: &'p Program) -> Self {
+        let rels = program
+            .checked
+            .rels
+            .iter()
+            .map(|r| Relation::new(r.types.len()))
+            .collect();
+        Database {
+            program,
+            rels,
+            syms: program.checked.symbols.clone(),
+            stats: None,
+        }
+    }
+
+    fn rel_for_insert(&self, relation: &str, len: usize) -> Result<usize> {
+        if self.stats.is_some() {
+            bail!("cannot insert into {relation} after run()");
+        }
+        let r = self.program.rel(relation)?;
+        let arity = self.program.checked.rels[r].types.len();
+        if len != arity {
+            bail!("relation {relation} has arity {arity}, got a row of {len} values");
+        }
+        Ok(r)
+    }
+
+    /// Insert a row given as text, parsed per column type as a fact file would be.
+    pub fn insert(&mut self, relation: &str, row: &[&str]) -> Result<()> {
+        let r = self.rel_for_insert(relation, row.len())?;
+        let types = &self.program.checked.rels[r].types;
+        let mut vals = Vec::with_capacity(row.len());
+        for (c, s) in row.iter().enumerate() {
+            let v = io::parse_field(types[c], s, &mut self.syms).ok_or_else(|| {
+                anyhow!(
+                    "{relation}: cannot convert \"{s}\" to {} in column {}",
+                    types[c].name(),
+                    c + 1
+                )
+            })?;
+            vals.push(v);
+        }
+        self.rels[r].insert(&vals);
+        Ok(())
+    }
+
+    /// Insert a row of typed values; each must match its column's type.
+    pub fn insert_values(&mut self, relation: &str, row: &[Value]) -> Result<()> {
+        let r = self.rel_for_insert(relation, row.len())?;
+        let types = &self.program.checked.rels[r].types;
+        let mut vals = Vec::with_capacity(row.len());
+        for (c, v) in row.iter().enumerate() {
+            vals.push(match (types[c], v) {
+                (Base::Num, Value::Number(n)) => *n as u32,
+                (Base::Uns, Value::Unsigned(n)) => *n,
+                (Base::Flt, Value::Float(x)) => x.to_bits(),
+                (Base::Sym, Value::Symbol(s)) => self.syms.intern(s),
+                (t, v) => bail!("{relation}: column {} is {}, got {v:?}", c + 1, t.name()),
+            });
+        }
+        self.rels[r].insert(&vals);
+        Ok(())
+    }
+
+    /// Load every `.input` relation from `fact_dir` (Soufflé's `-F`).
+    pub fn load_inputs(&mut self, fact_dir: &Path) -> Result<()> {
+        for (r, info) in self.program.checked.rels.iter().enumerate() {
+            for ioo in &info.inputs {
+                io::read_input(info, ioo, fact_dir, &mut self.rels[r], &mut self.syms)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluate the program with `jobs` threads. Results do not depend on `jobs`.
+    pub fn run(&mut self, jobs: usize) -> Result<EvalStats> {
+        if self.stats.is_some() {
+            bail!("run() was already called");
+        }
+        let syms = RwLock::new(std::mem::take(&mut self.syms));
+        let res = eval::evaluate(&self.program.checked, &mut self.rels, &syms, jobs);
+        self.syms = syms.into_inner().unwrap();
+        let stats = res?;
+        self.stats = Some(stats.clone());
+        Ok(stats)
+    }
+
+    /// Number of tuples in a relation.
+    pub fn len(&self, relation: &str) -> Result<usize> {
+        Ok(self.rels[self.program.rel(relation)?].len())
+    }
+
+    /// Rows of a relation as typed values, sorted (numbers numerically, symbols by string).
+    pub fn rows(&self, relation: &str) -> Result<Vec<Vec<Value>>> {
+        let r = self.program.rel(relation)?;
+        let info = &self.program.checked.rels[r];
+        Ok(io::sorted_rows(info, &self.rels[r], &self.syms)
+            .into_iter()
+            .map(|row| {
+                row.iter()
+                    .zip(&info.types)
+                    .map(|(v, t)| match t {
+                        Base::Num => Value::Number(*v as i32),
+                        Base::Uns => Value::Unsigned(*v),
+                        Base::Flt => Value::Float(f32::from_bits(*v)),
+                        Base::Sym => Value::Symbol(self.syms.resolve(*v).to_string()),
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// Rows of a relation rendered as in output files, sorted.
+    pub fn rows_as_strings(&self, relation: &str) -> Result<Vec<Vec<String>>> {
+        Ok(self
+            .rows(relation)?
+            .into_iter()
+            .map(|r| r.into_iter().map(|v| v.to_string()).collect())
+            .collect())
+    }
+
+    /// Write every `.output` relation (and `.printsize` line), in evaluation order.
+    pub fn write_outputs(&self, target: &OutTarget) -> Result<()> {
+        let prog = &self.program.checked;
+        for stratum in &prog.strata {
+            for &r in &stratum.rels {
+                let info = &prog.rels[r];
+                for o in &info.outputs {
+                    io::write_output(info, Some(o), &self.rels[r], &self.syms, target)?;
+                }
+                if info.printsize {
+                    io::print_size(info, &self.rels[r])?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -26,36 +26,105 @@ pub enum Class {
 const NAMES: &[(&str, Class)] = {
     use Class::*;
     &[
-        ("allocalign", Enum), ("allocptr", Enum), ("alwaysinline", Enum), ("builtin", Enum),
-        ("cold", Enum), ("convergent", Enum), ("coro_only_destroy_when_complete", Enum),
-        ("coro_elide_safe", Enum), ("dead_on_unwind", Enum),
-        ("disable_sanitizer_instrumentation", Enum), ("fn_ret_thunk_extern", Enum), ("hot", Enum),
-        ("hybrid_patchable", Enum), ("immarg", Enum), ("inreg", Enum), ("inlinehint", Enum),
-        ("jumptable", Enum), ("minsize", Enum), ("mustprogress", Enum), ("naked", Enum),
-        ("nest", Enum), ("noalias", Enum), ("nobuiltin", Enum), ("nocallback", Enum),
-        ("nocapture", Enum), ("nocf_check", Enum), ("nodivergencesource", Enum),
-        ("noduplicate", Enum), ("noext", Enum), ("nofree", Enum), ("noimplicitfloat", Enum),
-        ("noinline", Enum), ("nomerge", Enum), ("noprofile", Enum), ("norecurse", Enum),
-        ("noredzone", Enum), ("noreturn", Enum), ("nosanitize_bounds", Enum),
-        ("nosanitize_coverage", Enum), ("nosync", Enum), ("noundef", Enum), ("nounwind", Enum),
-        ("nonlazybind", Enum), ("nonnull", Enum), ("null_pointer_is_valid", Enum),
-        ("optforfuzzing", Enum), ("optdebug", Enum), ("optsize", Enum), ("optnone", Enum),
-        ("presplitcoroutine", Enum), ("readnone", Enum), ("readonly", Enum), ("returned", Enum),
-        ("returns_twice", Enum), ("signext", Enum), ("safestack", Enum),
-        ("sanitize_address", Enum), ("sanitize_hwaddress", Enum), ("sanitize_memtag", Enum),
-        ("sanitize_memory", Enum), ("sanitize_numerical_stability", Enum),
-        ("sanitize_realtime", Enum), ("sanitize_realtime_blocking", Enum),
-        ("sanitize_thread", Enum), ("sanitize_type", Enum), ("shadowcallstack", Enum),
-        ("skipprofile", Enum), ("speculatable", Enum), ("speculative_load_hardening", Enum),
-        ("ssp", Enum), ("sspreq", Enum), ("sspstrong", Enum), ("strictfp", Enum),
-        ("swiftasync", Enum), ("swifterror", Enum), ("swiftself", Enum), ("willreturn", Enum),
-        ("writable", Enum), ("writeonly", Enum), ("zeroext", Enum),
-        ("align", Int), ("alignstack", Int), ("allockind", Int), ("allocsize", Int),
-        ("dereferenceable", Int), ("dereferenceable_or_null", Int), ("memory", Int),
-        ("nofpclass", Int), ("uwtable", Int), ("vscale_range", Int), ("captures", Int),
-        ("byref", Type), ("byval", Type), ("elementtype", Type), ("inalloca", Type),
-        ("preallocated", Type), ("sret", Type),
-        ("range", Range), ("initializes", Range),
+        ("allocalign", Enum),
+        ("allocptr", Enum),
+        ("alwaysinline", Enum),
+        ("builtin", Enum),
+        ("cold", Enum),
+        ("convergent", Enum),
+        ("coro_only_destroy_when_complete", Enum),
+        ("coro_elide_safe", Enum),
+        ("dead_on_unwind", Enum),
+        ("disable_sanitizer_instrumentation", Enum),
+        ("fn_ret_thunk_extern", Enum),
+        ("hot", Enum),
+        ("hybrid_patchable", Enum),
+        ("immarg", Enum),
+        ("inreg", Enum),
+        ("inlinehint", Enum),
+        ("jumptable", Enum),
+        ("minsize", Enum),
+        ("mustprogress", Enum),
+        ("naked", Enum),
+        ("nest", Enum),
+        ("noalias", Enum),
+        ("nobuiltin", Enum),
+        ("nocallback", Enum),
+        ("nocapture", Enum),
+        ("nocf_check", Enum),
+        ("nodivergencesource", Enum),
+        ("noduplicate", Enum),
+        ("noext", Enum),
+        ("nofree", Enum),
+        ("noimplicitfloat", Enum),
+        ("noinline", Enum),
+        ("nomerge", Enum),
+        ("noprofile", Enum),
+        ("norecurse", Enum),
+        ("noredzone", Enum),
+        ("noreturn", Enum),
+        ("nosanitize_bounds", Enum),
+        ("nosanitize_coverage", Enum),
+        ("nosync", Enum),
+        ("noundef", Enum),
+        ("nounwind", Enum),
+        ("nonlazybind", Enum),
+        ("nonnull", Enum),
+        ("null_pointer_is_valid", Enum),
+        ("optforfuzzing", Enum),
+        ("optdebug", Enum),
+        ("optsize", Enum),
+        ("optnone", Enum),
+        ("presplitcoroutine", Enum),
+        ("readnone", Enum),
+        ("readonly", Enum),
+        ("returned", Enum),
+        ("returns_twice", Enum),
+        ("signext", Enum),
+        ("safestack", Enum),
+        ("sanitize_address", Enum),
+        ("sanitize_hwaddress", Enum),
+        ("sanitize_memtag", Enum),
+        ("sanitize_memory", Enum),
+        ("sanitize_numerical_stability", Enum),
+        ("sanitize_realtime", Enum),
+        ("sanitize_realtime_blocking", Enum),
+        ("sanitize_thread", Enum),
+        ("sanitize_type", Enum),
+        ("shadowcallstack", Enum),
+        ("skipprofile", Enum),
+        ("speculatable", Enum),
+        ("speculative_load_hardening", Enum),
+        ("ssp", Enum),
+        ("sspreq", Enum),
+        ("sspstrong", Enum),
+        ("strictfp", Enum),
+        ("swiftasync", Enum),
+        ("swifterror", Enum),
+        ("swiftself", Enum),
+        ("willreturn", Enum),
+        ("writable", Enum),
+        ("writeonly", Enum),
+        ("zeroext", Enum),
+        ("align", Int),
+        ("alignstack", Int),
+        ("allockind", Int),
+        ("allocsize", Int),
+        ("dereferenceable", Int),
+        ("dereferenceable_or_null", Int),
+        ("memory", Int),
+        ("nofpclass", Int),
+        ("uwtable", Int),
+        ("vscale_range", Int),
+        ("captures", Int),
+        ("byref", Type),
+        ("byval", Type),
+        ("elementtype", Type),
+        ("inalloca", Type),
+        ("preallocated", Type),
+        ("sret", Type),
+        ("range", Range),
+        ("initializes", Range),
     ]
 };
 
@@ -66,7 +135,9 @@ pub fn table() -> &'static HashMap<u32, (&'static str, Class)> {
         NAMES
             .iter()
             .filter_map(|&(name, class)| {
-                let kind = unsafe { LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len()) };
+                let kind = unsafe {
+                    LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len())
+                };
                 (kind != 0).then_some((kind, (name, class)))
             })
             .collect()
@@ -84,7 +155,10 @@ pub unsafe fn read(
     }
     let mut attrs = vec![std::ptr::null_mut(); count as usize];
     fill(attrs.as_mut_ptr());
-    attrs.into_iter().map(|a| unsafe { describe(a, types) }).collect()
+    attrs
+        .into_iter()
+        .map(|a| unsafe { describe(a, types) })
+        .collect()
 }
 
 unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<u8>) {
@@ -102,27 +176,51 @@ unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<
         let value = match class {
             Class::Enum | Class::Range => Vec::new(),
             Class::Int => LLVMGetEnumAttributeValue(a).to_string().into_bytes(),
-            Class::Type => types.id(LLVMGetTypeAttributeValue(a)).to_vec(),
+            Class::Type => types.spelling(LLVMGetTypeAttributeValue(a)).to_vec(),
         };
         (name.as_bytes().to_vec(), value)
     }
 }
 
-pub unsafe fn of_function(f: LLVMValueRef, index: u32, types: &mut TypeNamer) -> Vec<(Vec<u8>, Vec<u8>)> {
-    unsafe { read(LLVMGetAttributeCountAtIndex(f, index), |p| LLVMGetAttributesAtIndex(f, index, p), types) }
+pub unsafe fn of_function(
+    f: LLVMValueRef,
+    index: u32,
+    types: &mut TypeNamer,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    unsafe {
+        read(
+            LLVMGetAttributeCountAtIndex(f, index),
+            |p| LLVMGetAttributesAtIndex(f, index, p),
+            types,
+        )
+    }
 }
 
-pub unsafe fn of_call(c: LLVMValueRef, index: u32, types: &mut TypeNamer) -> Vec<(Vec<u8>, Vec<u8>)> {
-    unsafe { read(LLVMGetCallSiteAttributeCount(c, index), |p| LLVMGetCallSiteAttributes(c, index, p), types) }
+pub unsafe fn of_call(
+    c: LLVMValueRef,
+    index: u32,
+    types: &mut TypeNamer,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    unsafe {
+        read(
+            LLVMGetCallSiteAttributeCount(c, index),
+            |p| LLVMGetCallSiteAttributes(c, index, p),
+            types,
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn every_llvm_attribute_kind_has_a_name() {
+        // One past the last kind (LLVM's EndAttrKinds sentinel).
         let last = unsafe { llvm_sys::core::LLVMGetLastEnumAttributeKind() };
         let table = super::table();
-        let missing: Vec<u32> = (1..=last).filter(|k| !table.contains_key(k)).collect();
-        assert!(missing.is_empty(), "attribute kinds without a name: {missing:?} (last is {last})");
+        let missing: Vec<u32> = (1..last).filter(|k| !table.contains_key(k)).collect();
+        assert!(
+            missing.is_empty(),
+            "attribute kinds without a name: {missing:?} (last is {last})"
+        );
     }
 }

@@ -1,49 +1,53 @@
 //! Function bodies: blocks, the CFG, and every instruction with its operands and attributes.
 
-use std::collections::HashMap;
-use std::rc::Rc;
-
 use llvm_sys::LLVMOpcode::{self, *};
 use llvm_sys::core::*;
 use llvm_sys::debuginfo::LLVMInstructionGetDebugLoc;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMRealPredicate, LLVMTailCallKind};
+use llvm_sys::{
+    LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMRealPredicate, LLVMTailCallKind,
+};
 
-use super::constants::{OperandId, site};
-use super::llvm::{self, bytes, name};
+use super::llvm::{self, PtrMap, bytes, name};
 use super::{Worker, attrs, callconv_name};
 use crate::fact;
 use crate::relations::Rel;
-use crate::sink::num;
+use crate::sink::{Escaped, Id, escape_into, num};
 
 /// LLVM's numbering of a function's values: unnamed parameters, blocks and non-void
 /// instructions get consecutive slots, exactly as the IR printer shows them (`%0`, `%1`, ...).
 pub struct Numbering {
-    pub locals: HashMap<LLVMValueRef, Rc<[u8]>>,
-    pub blocks: HashMap<LLVMBasicBlockRef, Rc<[u8]>>,
+    pub locals: PtrMap<LLVMValueRef, Id>,
+    pub blocks: PtrMap<LLVMBasicBlockRef, Id>,
     /// Blocks in layout order with their instructions (debug-intrinsic calls excluded).
     pub layout: Vec<(LLVMBasicBlockRef, Vec<LLVMValueRef>)>,
 }
 
 impl Numbering {
-    pub unsafe fn of(func_id: &[u8], f: LLVMValueRef) -> Numbering {
+    pub unsafe fn of(func_id: &Id, f: LLVMValueRef) -> Numbering {
         unsafe {
             let mut slot = 0usize;
-            let mut label = |v: LLVMValueRef| -> Rc<[u8]> {
-                let mut id = Vec::with_capacity(func_id.len() + 8);
-                id.extend_from_slice(func_id);
-                id.extend_from_slice(b":%");
+            let mut spelled = Vec::new();
+            let mut label = |v: LLVMValueRef| -> Id {
                 let n = name(v);
                 if n.is_empty() {
-                    id.extend_from_slice(slot.to_string().as_bytes());
                     slot += 1;
-                } else {
-                    id.extend_from_slice(n);
+                    return Id::concat(&[
+                        func_id.as_bytes(),
+                        b":%",
+                        (slot - 1).to_string().as_bytes(),
+                    ]);
                 }
-                id.into()
+                let mut id = Vec::with_capacity(func_id.as_bytes().len() + n.len() + 4);
+                id.extend_from_slice(func_id.as_bytes());
+                id.extend_from_slice(b":%");
+                spelled.clear();
+                llvm::push_llvm_name(&mut spelled, n);
+                escape_into(&spelled, &mut id);
+                Id::concat(&[&id])
             };
-            let mut locals = HashMap::new();
-            let mut blocks = HashMap::new();
+            let mut locals = PtrMap::default();
+            let mut blocks = PtrMap::default();
             for p in llvm::params(f) {
                 locals.insert(p, label(p));
             }
@@ -58,7 +62,11 @@ impl Numbering {
                 }
                 layout.push((bb, instrs));
             }
-            Numbering { locals, blocks, layout }
+            Numbering {
+                locals,
+                blocks,
+                layout,
+            }
         }
     }
 }
@@ -227,34 +235,37 @@ const FAST_MATH: &[(u32, &str)] = &[
 impl Worker<'_> {
     /// Emits a defined function's blocks, instructions and variables. Returns the number of
     /// instructions.
-    pub unsafe fn function_body(&mut self, func_id: &[u8], f: LLVMValueRef) -> usize {
+    pub unsafe fn function_body(&mut self, func: &Id, f: LLVMValueRef) -> usize {
         unsafe {
-            let numbering = Numbering::of(func_id, f);
+            let numbering = Numbering::of(func, f);
             self.locals = numbering.locals;
             self.blocks = numbering.blocks;
-            let func: OperandId = func_id.into();
+            if let Some((bb, _)) = numbering.layout.first() {
+                // Blocks are operands (of br, switch, ...) of type `label`.
+                self.types.id(LLVMTypeOf(LLVMBasicBlockAsValue(*bb)));
+            }
 
             for (index, p) in llvm::params(f).into_iter().enumerate() {
                 let var = self.locals[&p].clone();
-                self.variable(&func, p, &var);
-                fact!(self.out, function_param, &func, index as i32, &var);
+                self.variable(func, p, &var);
+                fact!(self.out, function_param, func, index as i32, &var);
             }
 
             let mut index_in_func = 0usize;
             for (bb_index, (bb, instrs)) in numbering.layout.iter().enumerate() {
                 let block = self.blocks[bb].clone();
-                fact!(self.out, block, &block, &func);
+                fact!(self.out, block, &block, func);
                 fact!(self.out, block_index, &block, bb_index as i32);
                 if bb_index == 0 {
-                    fact!(self.out, function_entry_block, &func, &block);
+                    fact!(self.out, function_entry_block, func, &block);
                 }
-                let ids: Vec<Rc<[u8]>> = (0..instrs.len()).map(|k| site(&block, b':', k).into()).collect();
+                let ids: Vec<Id> = (0..instrs.len()).map(|k| block.child(b':', k)).collect();
                 if let Some(first) = ids.first() {
                     fact!(self.out, block_first_instr, &block, first);
                 }
                 for (k, &instr) in instrs.iter().enumerate() {
                     let id = &ids[k];
-                    fact!(self.out, instr_function, id, &func);
+                    fact!(self.out, instr_function, id, func);
                     fact!(self.out, instr_block, id, &block);
                     if let Some(n) = num(index_in_func) {
                         fact!(self.out, instr_index, id, n);
@@ -262,7 +273,7 @@ impl Worker<'_> {
                     if let Some(next) = ids.get(k + 1) {
                         fact!(self.out, instr_next, id, next);
                     }
-                    self.instruction(&func, id, instr);
+                    self.instruction(func, id, instr);
                     index_in_func += 1;
                 }
                 let term = LLVMGetBasicBlockTerminator(*bb);
@@ -285,12 +296,17 @@ impl Worker<'_> {
         }
     }
 
-    unsafe fn variable(&mut self, func: &[u8], v: LLVMValueRef, var: &Rc<[u8]>) {
+    unsafe fn variable(&mut self, func: &Id, v: LLVMValueRef, var: &Id) {
         unsafe {
             let ty = self.types.id(LLVMTypeOf(v));
             fact!(self.out, variable, var, func);
             fact!(self.out, variable_type, var, ty);
-            fact!(self.out, variable_name, var, &var[func.len() + 1..]);
+            fact!(
+                self.out,
+                variable_name,
+                var,
+                Escaped(&var.as_bytes()[func.as_bytes().len() + 1..])
+            );
             if let Some(names) = self.m.source_names.get(&llvm::Handle(v)) {
                 for (source, line) in names {
                     fact!(self.out, variable_source_name, var, &source[..], *line);
@@ -299,11 +315,11 @@ impl Worker<'_> {
         }
     }
 
-    unsafe fn block_of(&self, bb: LLVMBasicBlockRef) -> Rc<[u8]> {
+    unsafe fn block_of(&self, bb: LLVMBasicBlockRef) -> Id {
         self.blocks[&bb].clone()
     }
 
-    unsafe fn instruction(&mut self, func: &Rc<[u8]>, id: &Rc<[u8]>, instr: LLVMValueRef) {
+    unsafe fn instruction(&mut self, func: &Id, id: &Id, instr: LLVMValueRef) {
         unsafe {
             let opcode = LLVMGetInstructionOpcode(instr);
             let (op_name, kind_rel) = opcode_info(opcode);
@@ -331,8 +347,11 @@ impl Worker<'_> {
 
             // Operand ids, by LLVM's operand position.
             let raw_ops = llvm::operands(instr);
-            let ops: Vec<OperandId> =
-                raw_ops.iter().enumerate().map(|(k, &v)| self.operand(v, site(id, b'#', k))).collect();
+            let ops: Vec<Id> = raw_ops
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| self.operand(v, id.child(b'#', k)))
+                .collect();
             for (k, op) in ops.iter().enumerate() {
                 fact!(self.out, instr_operand, id, k as i32, op);
             }
@@ -347,7 +366,10 @@ impl Worker<'_> {
                 LLVMBr => {
                     if LLVMIsConditional(instr) != 0 {
                         fact!(self.out, br_cond, id, &ops[0]);
-                        let (t, f) = (self.block_of(LLVMGetSuccessor(instr, 0)), self.block_of(LLVMGetSuccessor(instr, 1)));
+                        let (t, f) = (
+                            self.block_of(LLVMGetSuccessor(instr, 0)),
+                            self.block_of(LLVMGetSuccessor(instr, 1)),
+                        );
                         fact!(self.out, br_true_dest, id, t);
                         fact!(self.out, br_false_dest, id, f);
                     } else {
@@ -415,8 +437,9 @@ impl Worker<'_> {
                     fact!(self.out, pad_parent, id, ops.last().unwrap());
                 }
                 LLVMFNeg | LLVMFreeze => fact!(self.out, unop_operand, id, &ops[0]),
-                LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv | LLVMFDiv
-                | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
+                LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv
+                | LLVMSDiv | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr
+                | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
                     fact!(self.out, binop_lhs, id, &ops[0]);
                     fact!(self.out, binop_rhs, id, &ops[1]);
                 }
@@ -437,8 +460,9 @@ impl Worker<'_> {
                     fact!(self.out, store_type, id, t);
                 }
                 LLVMGetElementPtr => self.gep(id, instr, &raw_ops, &ops),
-                LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP | LLVMFPTrunc
-                | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+                LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP
+                | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr
+                | LLVMBitCast | LLVMAddrSpaceCast => {
                     fact!(self.out, cast_from, id, &ops[0]);
                     let from = self.types.id(LLVMTypeOf(raw_ops[0]));
                     let to = self.types.id(LLVMTypeOf(instr));
@@ -486,7 +510,13 @@ impl Worker<'_> {
                     fact!(self.out, vector_base, id, &ops[0]);
                     fact!(self.out, shufflevector_second, id, &ops[1]);
                     for k in 0..LLVMGetNumMaskElements(instr) {
-                        fact!(self.out, shufflevector_mask, id, k as i32, LLVMGetMaskValue(instr, k));
+                        fact!(
+                            self.out,
+                            shufflevector_mask,
+                            id,
+                            k as i32,
+                            LLVMGetMaskValue(instr, k)
+                        );
                     }
                 }
                 LLVMExtractValue | LLVMInsertValue => {
@@ -527,7 +557,12 @@ impl Worker<'_> {
                     }
                 }
                 LLVMAtomicRMW => {
-                    fact!(self.out, atomicrmw_operation, id, rmw_name(LLVMGetAtomicRMWBinOp(instr)));
+                    fact!(
+                        self.out,
+                        atomicrmw_operation,
+                        id,
+                        rmw_name(LLVMGetAtomicRMWBinOp(instr))
+                    );
                     fact!(self.out, atomicrmw_addr, id, &ops[0]);
                     fact!(self.out, atomicrmw_value, id, &ops[1]);
                     let t = self.types.id(LLVMTypeOf(raw_ops[1]));
@@ -539,7 +574,7 @@ impl Worker<'_> {
     }
 
     /// Flags, alignment, volatility, ordering and sync scope, for the opcodes that have them.
-    unsafe fn flags(&mut self, id: &Rc<[u8]>, instr: LLVMValueRef, opcode: LLVMOpcode) {
+    unsafe fn flags(&mut self, id: &Id, instr: LLVMValueRef, opcode: LLVMOpcode) {
         unsafe {
             match opcode {
                 LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMTrunc => {
@@ -575,7 +610,10 @@ impl Worker<'_> {
                     }
                 }
             }
-            let memory = matches!(opcode, LLVMLoad | LLVMStore | LLVMAtomicCmpXchg | LLVMAtomicRMW);
+            let memory = matches!(
+                opcode,
+                LLVMLoad | LLVMStore | LLVMAtomicCmpXchg | LLVMAtomicRMW
+            );
             if memory && LLVMGetVolatile(instr) != 0 {
                 fact!(self.out, instr_volatile, id);
             }
@@ -583,25 +621,31 @@ impl Worker<'_> {
                 fact!(self.out, instr_align, id, LLVMGetAlignment(instr) as i32);
             }
             let ordering = match opcode {
-                LLVMLoad | LLVMStore | LLVMFence | LLVMAtomicRMW => ordering_name(LLVMGetOrdering(instr)),
+                LLVMLoad | LLVMStore | LLVMFence | LLVMAtomicRMW => {
+                    ordering_name(LLVMGetOrdering(instr))
+                }
                 LLVMAtomicCmpXchg => ordering_name(LLVMGetCmpXchgSuccessOrdering(instr)),
                 _ => None,
             };
             if let Some(o) = ordering {
                 fact!(self.out, instr_ordering, id, o);
-                let scope = if LLVMIsAtomicSingleThread(instr) != 0 { "singlethread" } else { "system" };
+                let scope = if LLVMIsAtomicSingleThread(instr) != 0 {
+                    "singlethread"
+                } else {
+                    "system"
+                };
                 fact!(self.out, instr_syncscope, id, scope);
             }
         }
     }
 
-    unsafe fn call(&mut self, id: &Rc<[u8]>, instr: LLVMValueRef, opcode: LLVMOpcode, ops: &[OperandId]) {
+    unsafe fn call(&mut self, id: &Id, instr: LLVMValueRef, opcode: LLVMOpcode, ops: &[Id]) {
         unsafe {
             // CallBase operands: args, bundle operands, [dests], callee (always last).
             let callee = LLVMGetCalledValue(instr);
             fact!(self.out, call_callee, id, ops.last().unwrap());
             if !LLVMIsAFunction(callee).is_null() {
-                let f = self.m.global_id(callee);
+                let f = self.m.global_id(callee).clone();
                 fact!(self.out, call_direct, id, f);
             }
             let fnty = self.types.id(LLVMGetCalledFunctionType(instr));
@@ -611,7 +655,12 @@ impl Worker<'_> {
                 fact!(self.out, call_arg, id, k as i32, op);
             }
             fact!(self.out, call_nargs, id, nargs as i32);
-            fact!(self.out, call_callconv, id, callconv_name(LLVMGetInstructionCallConv(instr)));
+            fact!(
+                self.out,
+                call_callconv,
+                id,
+                callconv_name(LLVMGetInstructionCallConv(instr))
+            );
             if opcode == LLVMCall {
                 use LLVMTailCallKind::*;
                 let tail = match LLVMGetTailCallKind(instr) {
@@ -624,10 +673,13 @@ impl Worker<'_> {
                     fact!(self.out, call_tail, id, t);
                 }
             }
-            for (k, v) in attrs::of_call(instr, llvm_sys::LLVMAttributeFunctionIndex, &mut self.types) {
+            for (k, v) in
+                attrs::of_call(instr, llvm_sys::LLVMAttributeFunctionIndex, &mut self.types)
+            {
                 fact!(self.out, call_attr, id, k, v);
             }
-            for (k, v) in attrs::of_call(instr, llvm_sys::LLVMAttributeReturnIndex, &mut self.types) {
+            for (k, v) in attrs::of_call(instr, llvm_sys::LLVMAttributeReturnIndex, &mut self.types)
+            {
                 fact!(self.out, call_ret_attr, id, k, v);
             }
             for a in 0..nargs {
@@ -642,14 +694,25 @@ impl Worker<'_> {
                 let tag = bytes(LLVMGetOperandBundleTag(bundle, &mut len), len).to_vec();
                 fact!(self.out, call_bundle, id, b as i32, &tag[..]);
                 for k in 0..LLVMGetNumOperandBundleArgs(bundle) {
-                    fact!(self.out, call_bundle_operand, id, b as i32, &tag[..], k as i32, &ops[next_op]);
+                    fact!(
+                        self.out,
+                        call_bundle_operand,
+                        id,
+                        b as i32,
+                        &tag[..],
+                        k as i32,
+                        &ops[next_op]
+                    );
                     next_op += 1;
                 }
                 LLVMDisposeOperandBundle(bundle);
             }
             match opcode {
                 LLVMInvoke => {
-                    let (n, u) = (self.block_of(LLVMGetNormalDest(instr)), self.block_of(LLVMGetUnwindDest(instr)));
+                    let (n, u) = (
+                        self.block_of(LLVMGetNormalDest(instr)),
+                        self.block_of(LLVMGetUnwindDest(instr)),
+                    );
                     fact!(self.out, invoke_normal_dest, id, n);
                     fact!(self.out, invoke_unwind_dest, id, u);
                 }
@@ -666,7 +729,7 @@ impl Worker<'_> {
         }
     }
 
-    unsafe fn gep(&mut self, id: &Rc<[u8]>, instr: LLVMValueRef, raw_ops: &[LLVMValueRef], ops: &[OperandId]) {
+    unsafe fn gep(&mut self, id: &Id, instr: LLVMValueRef, raw_ops: &[LLVMValueRef], ops: &[Id]) {
         unsafe {
             fact!(self.out, gep_base, id, &ops[0]);
             let source = LLVMGetGEPSourceElementType(instr);
@@ -697,7 +760,9 @@ unsafe fn step_into(t: LLVMTypeRef, index: LLVMValueRef) -> Option<LLVMTypeRef> 
     use llvm_sys::LLVMTypeKind::*;
     unsafe {
         match LLVMGetTypeKind(t) {
-            LLVMArrayTypeKind | LLVMVectorTypeKind | LLVMScalableVectorTypeKind => Some(LLVMGetElementType(t)),
+            LLVMArrayTypeKind | LLVMVectorTypeKind | LLVMScalableVectorTypeKind => {
+                Some(LLVMGetElementType(t))
+            }
             LLVMStructTypeKind => {
                 if LLVMIsAConstantInt(index).is_null() {
                     return None;

@@ -1,8 +1,6 @@
 //! Operands: variables resolve to their ids, constants get one id per use site
 //! (`<site>#<operand index>`, nested elements `.<index>`) and their facts.
 
-use std::rc::Rc;
-
 use llvm_sys::LLVMValueKind::*;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -10,21 +8,11 @@ use llvm_sys::prelude::*;
 use super::Worker;
 use super::llvm::{bytes, name, take_message};
 use crate::fact;
-use crate::sink::num;
-
-pub type OperandId = Rc<[u8]>;
-
-pub fn site(parent: &[u8], sep: u8, index: usize) -> Vec<u8> {
-    let mut s = Vec::with_capacity(parent.len() + 4);
-    s.extend_from_slice(parent);
-    s.push(sep);
-    s.extend_from_slice(index.to_string().as_bytes());
-    s
-}
+use crate::sink::{Id, num};
 
 impl Worker<'_> {
     /// The operand id of `v` used at `site`, emitting constant facts when `v` is a constant.
-    pub unsafe fn operand(&mut self, v: LLVMValueRef, site: Vec<u8>) -> OperandId {
+    pub unsafe fn operand(&mut self, v: LLVMValueRef, site: Id) -> Id {
         unsafe {
             if let Some(id) = self.locals.get(&v) {
                 return id.clone();
@@ -34,13 +22,12 @@ impl Worker<'_> {
                     return id.clone();
                 }
             }
-            let id: OperandId = site.into();
-            self.constant(v, &id);
-            id
+            self.constant(v, &site);
+            site
         }
     }
 
-    unsafe fn constant(&mut self, v: LLVMValueRef, id: &OperandId) {
+    unsafe fn constant(&mut self, v: LLVMValueRef, id: &Id) {
         unsafe {
             let ty = self.types.id(LLVMTypeOf(v));
             fact!(self.out, constant, id, &ty);
@@ -72,7 +59,9 @@ impl Worker<'_> {
                     fact!(self.out, zeroinitializer_constant, id)
                 }
                 LLVMConstantTokenNoneValueKind => fact!(self.out, token_none_constant, id),
-                LLVMConstantArrayValueKind | LLVMConstantStructValueKind | LLVMConstantVectorValueKind => {
+                LLVMConstantArrayValueKind
+                | LLVMConstantStructValueKind
+                | LLVMConstantVectorValueKind => {
                     let kind = match LLVMGetValueKind(v) {
                         LLVMConstantArrayValueKind => "array",
                         LLVMConstantStructValueKind => "struct",
@@ -82,15 +71,24 @@ impl Worker<'_> {
                     let n = LLVMGetNumOperands(v).max(0) as usize;
                     fact!(self.out, aggregate_constant_nelems, id, n as i32);
                     for i in 0..n {
-                        let elem = self.operand(LLVMGetOperand(v, i as u32), site(id, b'.', i));
+                        let elem = self.operand(LLVMGetOperand(v, i as u32), id.child(b'.', i));
                         fact!(self.out, aggregate_constant_elem, id, i as i32, elem);
                     }
                 }
                 LLVMConstantDataArrayValueKind | LLVMConstantDataVectorValueKind => {
                     let is_array = LLVMGetValueKind(v) == LLVMConstantDataArrayValueKind;
-                    fact!(self.out, aggregate_constant, id, if is_array { "array" } else { "vector" });
+                    fact!(
+                        self.out,
+                        aggregate_constant,
+                        id,
+                        if is_array { "array" } else { "vector" }
+                    );
                     let t = LLVMTypeOf(v);
-                    let n = if is_array { LLVMGetArrayLength2(t) as usize } else { LLVMGetVectorSize(t) as usize };
+                    let n = if is_array {
+                        LLVMGetArrayLength2(t) as usize
+                    } else {
+                        LLVMGetVectorSize(t) as usize
+                    };
                     if let Some(count) = num(n) {
                         fact!(self.out, aggregate_constant_nelems, id, count);
                     }
@@ -103,32 +101,43 @@ impl Worker<'_> {
                         for i in 0..n {
                             // Element access creates constants in the context: serialize it.
                             let elem = {
-                                let _guard = self.m.context_lock.lock().unwrap_or_else(|e| e.into_inner());
+                                let _guard = self
+                                    .m
+                                    .context_lock
+                                    .lock()
+                                    .unwrap_or_else(|e| e.into_inner());
                                 LLVMGetAggregateElement(v, i as u32)
                             };
-                            let elem = self.operand(elem, site(id, b'.', i));
+                            let elem = self.operand(elem, id.child(b'.', i));
                             fact!(self.out, aggregate_constant_elem, id, i as i32, elem);
                         }
                     }
                 }
-                LLVMGlobalVariableValueKind | LLVMGlobalAliasValueKind | LLVMGlobalIFuncValueKind => {
-                    let global = self.m.global_id(v);
+                LLVMGlobalVariableValueKind
+                | LLVMGlobalAliasValueKind
+                | LLVMGlobalIFuncValueKind => {
+                    let global = self.m.global_id(v).clone();
                     fact!(self.out, global_ref_constant, id, global);
                 }
                 LLVMFunctionValueKind => {
-                    let func = self.m.global_id(v);
+                    let func = self.m.global_id(v).clone();
                     fact!(self.out, function_ref_constant, id, func);
                 }
                 LLVMBlockAddressValueKind => {
                     let f = LLVMGetBlockAddressFunction(v);
                     let bb = LLVMGetBlockAddressBasicBlock(v);
-                    let func = self.m.global_id(f).to_vec();
+                    let func = self.m.global_id(f).clone();
                     let block = super::body::Numbering::of(&func, f).blocks[&bb].clone();
                     fact!(self.out, blockaddress_constant, id, func, block);
                 }
                 LLVMConstantExprValueKind => {
                     let opcode = LLVMGetConstOpcode(v);
-                    fact!(self.out, constant_expr, id, super::body::opcode_name(opcode));
+                    fact!(
+                        self.out,
+                        constant_expr,
+                        id,
+                        super::body::opcode_name(opcode)
+                    );
                     if opcode == llvm_sys::LLVMOpcode::LLVMGetElementPtr {
                         let src = self.types.id(LLVMGetGEPSourceElementType(v));
                         fact!(self.out, constant_expr_gep_source_type, id, src);
@@ -137,7 +146,7 @@ impl Worker<'_> {
                         }
                     }
                     for i in 0..LLVMGetNumOperands(v).max(0) as usize {
-                        let op = self.operand(LLVMGetOperand(v, i as u32), site(id, b'.', i));
+                        let op = self.operand(LLVMGetOperand(v, i as u32), id.child(b'.', i));
                         fact!(self.out, constant_expr_operand, id, i as i32, op);
                     }
                 }
@@ -152,7 +161,8 @@ impl Worker<'_> {
                         ("unwind", LLVMGetInlineAsmCanUnwind(v) != 0),
                         (
                             "inteldialect",
-                            LLVMGetInlineAsmDialect(v) == llvm_sys::LLVMInlineAsmDialect::LLVMInlineAsmDialectIntel,
+                            LLVMGetInlineAsmDialect(v)
+                                == llvm_sys::LLVMInlineAsmDialect::LLVMInlineAsmDialectIntel,
                         ),
                     ];
                     for (flag, set) in flags {
@@ -194,7 +204,7 @@ pub unsafe fn global_label(v: LLVMValueRef, unnamed_slot: usize) -> Vec<u8> {
     if n.is_empty() {
         out.extend_from_slice(unnamed_slot.to_string().as_bytes());
     } else {
-        out.extend_from_slice(n);
+        super::llvm::push_llvm_name(&mut out, n);
     }
     out
 }

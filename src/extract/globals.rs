@@ -3,11 +3,14 @@
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMDLLStorageClass, LLVMLinkage, LLVMThreadLocalMode, LLVMUnnamedAddr, LLVMVisibility};
+use llvm_sys::{
+    LLVMDLLStorageClass, LLVMLinkage, LLVMThreadLocalMode, LLVMUnnamedAddr, LLVMVisibility,
+};
 
 use super::llvm::{self, bytes, cstr, name};
 use super::{Worker, attrs, callconv_name};
 use crate::fact;
+use crate::sink::Id;
 
 fn linkage_name(l: LLVMLinkage) -> &'static str {
     use LLVMLinkage::*;
@@ -74,30 +77,39 @@ impl Worker<'_> {
             let id = self.m.id.clone();
             let mut len = 0;
             let source = bytes(LLVMGetSourceFileName(m, &mut len), len);
-            fact!(self.out, module, &id[..], path, source);
+            fact!(self.out, module, &id, path, source);
             let triple = cstr(LLVMGetTarget(m));
             if !triple.is_empty() {
-                fact!(self.out, module_target_triple, &id[..], triple);
+                fact!(self.out, module_target_triple, &id, triple);
             }
             let layout = cstr(LLVMGetDataLayoutStr(m));
-            fact!(self.out, module_data_layout, &id[..], layout);
+            fact!(self.out, module_data_layout, &id, layout);
             let asm = bytes(LLVMGetModuleInlineAsm(m, &mut len), len);
             if !asm.is_empty() {
-                fact!(self.out, module_inline_asm, &id[..], asm);
+                fact!(self.out, module_inline_asm, &id, asm);
             }
         }
     }
 
     pub unsafe fn global_var(&mut self, g: LLVMValueRef) {
         unsafe {
-            let id = self.m.global_id(g).to_vec();
-            let id = &id[..];
-            fact!(self.out, global_var, id, &self.m.id[..]);
+            let id = &self.m.global_id(g).clone();
+            fact!(self.out, global_var, id, &self.m.id);
             fact!(self.out, global_var_name, id, name(g));
             let value_ty = self.types.id(LLVMGlobalGetValueType(g));
             fact!(self.out, global_var_value_type, id, value_ty);
-            fact!(self.out, global_var_linkage, id, linkage_name(LLVMGetLinkage(g)));
-            fact!(self.out, global_var_visibility, id, visibility_name(LLVMGetVisibility(g)));
+            fact!(
+                self.out,
+                global_var_linkage,
+                id,
+                linkage_name(LLVMGetLinkage(g))
+            );
+            fact!(
+                self.out,
+                global_var_visibility,
+                id,
+                visibility_name(LLVMGetVisibility(g))
+            );
             if let Some(c) = dll_storage_name(LLVMGetDLLStorageClass(g)) {
                 fact!(self.out, global_var_dll_storage, id, c);
             }
@@ -128,7 +140,7 @@ impl Worker<'_> {
             }
             let init = LLVMGetInitializer(g);
             if !init.is_null() {
-                let op = self.operand(init, [id, b"#init"].concat());
+                let op = self.operand(init, Id::concat(&[id.as_bytes(), b"#init"]));
                 fact!(self.out, global_var_initializer, id, op);
             }
         }
@@ -136,36 +148,50 @@ impl Worker<'_> {
 
     pub unsafe fn alias(&mut self, a: LLVMValueRef) {
         unsafe {
-            let id = self.m.global_id(a).to_vec();
-            let id = &id[..];
-            fact!(self.out, alias, id, &self.m.id[..]);
+            let id = &self.m.global_id(a).clone();
+            fact!(self.out, alias, id, &self.m.id);
             fact!(self.out, alias_name, id, name(a));
             let ty = self.types.id(LLVMGlobalGetValueType(a));
             fact!(self.out, alias_value_type, id, ty);
             fact!(self.out, alias_linkage, id, linkage_name(LLVMGetLinkage(a)));
-            fact!(self.out, alias_visibility, id, visibility_name(LLVMGetVisibility(a)));
+            fact!(
+                self.out,
+                alias_visibility,
+                id,
+                visibility_name(LLVMGetVisibility(a))
+            );
             if let Some(mode) = thread_local_name(LLVMGetThreadLocalMode(a)) {
                 fact!(self.out, alias_thread_local, id, mode);
             }
             if let Some(u) = unnamed_addr_name(LLVMGetUnnamedAddress(a)) {
                 fact!(self.out, alias_unnamed_addr, id, u);
             }
-            let op = self.operand(LLVMAliasGetAliasee(a), [id, b"#aliasee"].concat());
+            let op = self.operand(
+                LLVMAliasGetAliasee(a),
+                Id::concat(&[id.as_bytes(), b"#aliasee"]),
+            );
             fact!(self.out, alias_aliasee, id, op);
         }
     }
 
     pub unsafe fn ifunc(&mut self, i: LLVMValueRef) {
         unsafe {
-            let id = self.m.global_id(i).to_vec();
-            let id = &id[..];
-            fact!(self.out, ifunc, id, &self.m.id[..]);
+            let id = &self.m.global_id(i).clone();
+            fact!(self.out, ifunc, id, &self.m.id);
             fact!(self.out, ifunc_name, id, name(i));
             let ty = self.types.id(LLVMGlobalGetValueType(i));
             fact!(self.out, ifunc_value_type, id, ty);
             fact!(self.out, ifunc_linkage, id, linkage_name(LLVMGetLinkage(i)));
-            fact!(self.out, ifunc_visibility, id, visibility_name(LLVMGetVisibility(i)));
-            let op = self.operand(LLVMGetGlobalIFuncResolver(i), [id, b"#resolver"].concat());
+            fact!(
+                self.out,
+                ifunc_visibility,
+                id,
+                visibility_name(LLVMGetVisibility(i))
+            );
+            let op = self.operand(
+                LLVMGetGlobalIFuncResolver(i),
+                Id::concat(&[id.as_bytes(), b"#resolver"]),
+            );
             fact!(self.out, ifunc_resolver, id, op);
         }
     }
@@ -173,10 +199,9 @@ impl Worker<'_> {
     /// Everything about a function except its body.
     pub unsafe fn function_header(&mut self, f: LLVMValueRef) {
         unsafe {
-            let id = self.m.global_id(f).to_vec();
-            let id = &id[..];
+            let id = &self.m.global_id(f).clone();
             let fname = name(f);
-            fact!(self.out, function, id, &self.m.id[..]);
+            fact!(self.out, function, id, &self.m.id);
             if llvm::is_declaration(f) {
                 fact!(self.out, function_declaration, id);
             } else {
@@ -188,18 +213,36 @@ impl Worker<'_> {
             }
             let sig = self.types.id(LLVMGlobalGetValueType(f));
             fact!(self.out, function_signature, id, sig);
-            fact!(self.out, function_linkage, id, linkage_name(LLVMGetLinkage(f)));
-            fact!(self.out, function_visibility, id, visibility_name(LLVMGetVisibility(f)));
+            fact!(
+                self.out,
+                function_linkage,
+                id,
+                linkage_name(LLVMGetLinkage(f))
+            );
+            fact!(
+                self.out,
+                function_visibility,
+                id,
+                visibility_name(LLVMGetVisibility(f))
+            );
             if let Some(c) = dll_storage_name(LLVMGetDLLStorageClass(f)) {
                 fact!(self.out, function_dll_storage, id, c);
             }
-            fact!(self.out, function_callconv, id, callconv_name(LLVMGetFunctionCallConv(f)));
+            fact!(
+                self.out,
+                function_callconv,
+                id,
+                callconv_name(LLVMGetFunctionCallConv(f))
+            );
             let gc = cstr(LLVMGetGC(f));
             if !gc.is_empty() {
                 fact!(self.out, function_gc, id, gc);
             }
             if LLVMHasPersonalityFn(f) != 0 {
-                let op = self.operand(LLVMGetPersonalityFn(f), [id, b"#personality"].concat());
+                let op = self.operand(
+                    LLVMGetPersonalityFn(f),
+                    Id::concat(&[id.as_bytes(), b"#personality"]),
+                );
                 fact!(self.out, function_personality, id, op);
             }
             let section = cstr(LLVMGetSection(f));
@@ -218,10 +261,13 @@ impl Worker<'_> {
             }
             let nparams = LLVMCountParams(f);
             fact!(self.out, function_nparams, id, nparams as i32);
-            for (k, v) in attrs::of_function(f, llvm_sys::LLVMAttributeFunctionIndex, &mut self.types) {
+            for (k, v) in
+                attrs::of_function(f, llvm_sys::LLVMAttributeFunctionIndex, &mut self.types)
+            {
                 fact!(self.out, function_attr, id, k, v);
             }
-            for (k, v) in attrs::of_function(f, llvm_sys::LLVMAttributeReturnIndex, &mut self.types) {
+            for (k, v) in attrs::of_function(f, llvm_sys::LLVMAttributeReturnIndex, &mut self.types)
+            {
                 fact!(self.out, function_ret_attr, id, k, v);
             }
             for p in 0..nparams {
@@ -232,4 +278,3 @@ impl Worker<'_> {
         }
     }
 }
-

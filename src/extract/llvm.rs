@@ -17,11 +17,19 @@ unsafe impl<T> Send for Handle<T> {}
 unsafe impl<T> Sync for Handle<T> {}
 
 pub unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> &'a [u8] {
-    if ptr.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(ptr as *const u8, len) } }
+    if ptr.is_null() {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }
+    }
 }
 
 pub unsafe fn cstr<'a>(ptr: *const c_char) -> &'a [u8] {
-    if ptr.is_null() { &[] } else { unsafe { CStr::from_ptr(ptr).to_bytes() } }
+    if ptr.is_null() {
+        &[]
+    } else {
+        unsafe { CStr::from_ptr(ptr).to_bytes() }
+    }
 }
 
 pub unsafe fn name<'a>(v: LLVMValueRef) -> &'a [u8] {
@@ -52,13 +60,55 @@ macro_rules! list {
     };
 }
 
-list!(functions, LLVMModuleRef, LLVMValueRef, LLVMGetFirstFunction, LLVMGetNextFunction);
-list!(globals, LLVMModuleRef, LLVMValueRef, LLVMGetFirstGlobal, LLVMGetNextGlobal);
-list!(aliases, LLVMModuleRef, LLVMValueRef, LLVMGetFirstGlobalAlias, LLVMGetNextGlobalAlias);
-list!(ifuncs, LLVMModuleRef, LLVMValueRef, LLVMGetFirstGlobalIFunc, LLVMGetNextGlobalIFunc);
-list!(blocks, LLVMValueRef, LLVMBasicBlockRef, LLVMGetFirstBasicBlock, LLVMGetNextBasicBlock);
-list!(instructions, LLVMBasicBlockRef, LLVMValueRef, LLVMGetFirstInstruction, LLVMGetNextInstruction);
-list!(params, LLVMValueRef, LLVMValueRef, LLVMGetFirstParam, LLVMGetNextParam);
+list!(
+    functions,
+    LLVMModuleRef,
+    LLVMValueRef,
+    LLVMGetFirstFunction,
+    LLVMGetNextFunction
+);
+list!(
+    globals,
+    LLVMModuleRef,
+    LLVMValueRef,
+    LLVMGetFirstGlobal,
+    LLVMGetNextGlobal
+);
+list!(
+    aliases,
+    LLVMModuleRef,
+    LLVMValueRef,
+    LLVMGetFirstGlobalAlias,
+    LLVMGetNextGlobalAlias
+);
+list!(
+    ifuncs,
+    LLVMModuleRef,
+    LLVMValueRef,
+    LLVMGetFirstGlobalIFunc,
+    LLVMGetNextGlobalIFunc
+);
+list!(
+    blocks,
+    LLVMValueRef,
+    LLVMBasicBlockRef,
+    LLVMGetFirstBasicBlock,
+    LLVMGetNextBasicBlock
+);
+list!(
+    instructions,
+    LLVMBasicBlockRef,
+    LLVMValueRef,
+    LLVMGetFirstInstruction,
+    LLVMGetNextInstruction
+);
+list!(
+    params,
+    LLVMValueRef,
+    LLVMValueRef,
+    LLVMGetFirstParam,
+    LLVMGetNextParam
+);
 
 pub unsafe fn operands(v: LLVMValueRef) -> Vec<LLVMValueRef> {
     unsafe {
@@ -83,7 +133,9 @@ pub unsafe fn is_debug_intrinsic_call(instr: LLVMValueRef) -> bool {
             return false;
         }
         let callee = LLVMGetCalledValue(instr);
-        !callee.is_null() && !LLVMIsAFunction(callee).is_null() && is_debug_intrinsic_name(name(callee))
+        !callee.is_null()
+            && !LLVMIsAFunction(callee).is_null()
+            && is_debug_intrinsic_name(name(callee))
     }
 }
 
@@ -96,4 +148,72 @@ pub unsafe fn real_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
 
 pub unsafe fn type_is_void(t: LLVMTypeRef) -> bool {
     unsafe { LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMVoidTypeKind }
+}
+
+/// Appends `name` spelled as LLVM's printer spells it after `%` or `@`: bare when it is made
+/// of `[A-Za-z0-9._-]` and does not start with a digit, else quoted with `\XX` escapes for
+/// unprintable bytes, `\` and `"`. This keeps `%"2"` (a name) apart from `%2` (a slot).
+pub fn push_llvm_name(out: &mut Vec<u8>, name: &[u8]) {
+    let bare = name.first().is_some_and(|c| !c.is_ascii_digit())
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_'));
+    if bare {
+        out.extend_from_slice(name);
+        return;
+    }
+    out.push(b'"');
+    for &c in name {
+        if (0x20..0x7f).contains(&c) && c != b'\\' && c != b'"' {
+            out.push(c);
+        } else {
+            out.extend_from_slice(format!("\\{c:02X}").as_bytes());
+        }
+    }
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_llvm_name;
+
+    fn spell(name: &[u8]) -> String {
+        let mut out = Vec::new();
+        push_llvm_name(&mut out, name);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn names_are_spelled_like_llvm_prints_them() {
+        assert_eq!(spell(b"main"), "main");
+        assert_eq!(spell(b"struct.S"), "struct.S");
+        assert_eq!(spell(b"2"), "\"2\"");
+        assert_eq!(spell(b"with space"), "\"with space\"");
+        assert_eq!(spell(b"tab\tq\"b\\\xff"), "\"tab\\09q\\22b\\5C\\FF\"");
+    }
+}
+
+/// Hash maps keyed by LLVM pointers: the keys are already well spread, so a multiply-shift
+/// hash does the job of SipHash at a fraction of the cost.
+pub type PtrMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<PtrHasher>>;
+pub type PtrSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<PtrHasher>>;
+
+#[derive(Default)]
+pub struct PtrHasher(u64);
+
+impl std::hash::Hasher for PtrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
 }

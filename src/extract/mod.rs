@@ -13,9 +13,8 @@ mod globals;
 pub mod llvm;
 mod types;
 
-use std::collections::{HashMap, HashSet};
+use llvm::{PtrMap, PtrSet};
 use std::ffi::CString;
-use std::rc::Rc;
 use std::sync::Mutex;
 
 use anyhow::Result;
@@ -25,7 +24,7 @@ use llvm_sys::prelude::*;
 use rayon::prelude::*;
 
 use crate::input;
-use crate::sink::FactBuf;
+use crate::sink::{FactBuf, Id};
 use llvm::Handle;
 
 pub use attrs::table as attribute_table;
@@ -33,12 +32,14 @@ pub use attrs::table as attribute_table;
 /// Read-only knowledge about one module, shared by every worker.
 pub struct ModuleCtx {
     /// The module's id: unique among the inputs of one run, prefix of every id inside it.
-    pub id: Vec<u8>,
+    pub id: Id,
+    /// The same, unescaped.
+    raw_id: Vec<u8>,
     raw: Handle<LLVMModuleRef>,
-    global_ids: HashMap<Handle<LLVMValueRef>, Box<[u8]>>,
+    global_ids: PtrMap<Handle<LLVMValueRef>, Id>,
     /// Source-level variable names from llvm.dbg.* records, keyed by the described value.
-    pub source_names: HashMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>>,
-    comdats: HashMap<Handle<LLVMComdatRef>, Vec<u8>>,
+    pub source_names: PtrMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>>,
+    comdats: PtrMap<Handle<LLVMComdatRef>, Vec<u8>>,
     /// Serializes the few C API calls that create values in the LLVM context.
     pub context_lock: Mutex<()>,
 }
@@ -48,18 +49,26 @@ impl ModuleCtx {
     unsafe fn new(module: &input::Module, id: Vec<u8>) -> ModuleCtx {
         unsafe {
             let m = module.raw();
-            let mut global_ids = HashMap::new();
+            let mut global_ids = PtrMap::default();
             let mut unnamed = 0;
-            let mut comdats = HashMap::new();
-            let all = [llvm::globals(m), llvm::functions(m), llvm::aliases(m), llvm::ifuncs(m)].concat();
+            let mut comdats = PtrMap::default();
+            let all = [
+                llvm::globals(m),
+                llvm::functions(m),
+                llvm::aliases(m),
+                llvm::ifuncs(m),
+            ]
+            .concat();
             for g in all {
                 let label = constants::global_label(g, unnamed);
                 if llvm::name(g).is_empty() {
                     unnamed += 1;
                 }
-                global_ids.insert(Handle(g), [&id[..], b":", &label].concat().into_boxed_slice());
+                global_ids.insert(Handle(g), Id::new(&[&id[..], b":", &label].concat()));
                 if let Ok(cname) = CString::new(llvm::name(g)) {
-                    if LLVMIsAGlobalObject(g).is_null() || llvm_sys::comdat::LLVMGetComdat(g).is_null() {
+                    if LLVMIsAGlobalObject(g).is_null()
+                        || llvm_sys::comdat::LLVMGetComdat(g).is_null()
+                    {
                         continue;
                     }
                     // The C API cannot name a comdat; find the global name whose comdat it is.
@@ -68,7 +77,8 @@ impl ModuleCtx {
                 }
             }
             ModuleCtx {
-                id,
+                id: Id::new(&id),
+                raw_id: id,
                 raw: Handle(m),
                 global_ids,
                 source_names: source_names(m),
@@ -82,20 +92,24 @@ impl ModuleCtx {
         self.raw.0
     }
 
-    pub fn global_id(&self, v: LLVMValueRef) -> &[u8] {
+    pub fn global_id(&self, v: LLVMValueRef) -> &Id {
         &self.global_ids[&Handle(v)]
     }
 
     unsafe fn comdat_name(&self, g: LLVMValueRef) -> Option<&[u8]> {
         let c = unsafe { llvm_sys::comdat::LLVMGetComdat(g) };
-        if c.is_null() { None } else { self.comdats.get(&Handle(c)).map(|n| &n[..]) }
+        if c.is_null() {
+            None
+        } else {
+            self.comdats.get(&Handle(c)).map(|n| &n[..])
+        }
     }
 }
 
 /// Source variable names: the value each llvm.dbg.declare/value/assign describes, with the
 /// DILocalVariable's name (operand 1 of the node) and line.
-unsafe fn source_names(m: LLVMModuleRef) -> HashMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> {
-    let mut names: HashMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> = HashMap::new();
+unsafe fn source_names(m: LLVMModuleRef) -> PtrMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> {
+    let mut names: PtrMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> = PtrMap::default();
     unsafe {
         for f in llvm::functions(m) {
             for bb in llvm::blocks(f) {
@@ -104,7 +118,9 @@ unsafe fn source_names(m: LLVMModuleRef) -> HashMap<Handle<LLVMValueRef>, Vec<(V
                         continue;
                     }
                     let (location, variable) = (LLVMGetArgOperand(i, 0), LLVMGetArgOperand(i, 1));
-                    if LLVMIsAValueAsMetadata(location).is_null() || LLVMIsAMDNode(variable).is_null() {
+                    if LLVMIsAValueAsMetadata(location).is_null()
+                        || LLVMIsAMDNode(variable).is_null()
+                    {
                         continue; // DIArgList or an empty location: no single value to name.
                     }
                     let mut described = std::ptr::null_mut();
@@ -115,7 +131,8 @@ unsafe fn source_names(m: LLVMModuleRef) -> HashMap<Handle<LLVMValueRef>, Vec<(V
                     if LLVMGetMDNodeNumOperands(variable) < 2 {
                         continue;
                     }
-                    let mut ops = vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(variable) as usize];
+                    let mut ops =
+                        vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(variable) as usize];
                     LLVMGetMDNodeOperands(variable, ops.as_mut_ptr());
                     let mut len = 0;
                     let text = llvm::bytes(LLVMGetMDString(ops[1], &mut len), len as usize);
@@ -139,13 +156,19 @@ pub struct Worker<'m> {
     pub m: &'m ModuleCtx,
     pub out: FactBuf,
     pub types: types::TypeNamer<'m>,
-    locals: HashMap<LLVMValueRef, Rc<[u8]>>,
-    blocks: HashMap<LLVMBasicBlockRef, Rc<[u8]>>,
+    locals: PtrMap<LLVMValueRef, Id>,
+    blocks: PtrMap<LLVMBasicBlockRef, Id>,
 }
 
 impl<'m> Worker<'m> {
     fn new(m: &'m ModuleCtx) -> Self {
-        Worker { m, out: FactBuf::new(), types: types::TypeNamer::new(&m.id), locals: HashMap::new(), blocks: HashMap::new() }
+        Worker {
+            m,
+            out: FactBuf::new(),
+            types: types::TypeNamer::new(&m.raw_id),
+            locals: PtrMap::default(),
+            blocks: PtrMap::default(),
+        }
     }
 }
 
@@ -182,6 +205,8 @@ pub struct Counts {
 /// Functions per parallel chunk: large enough to keep threads busy, small enough to bound
 /// the memory held before facts reach the output.
 const CHUNK: usize = 512;
+/// Consecutive functions emitted by one worker.
+const RUN: usize = 16;
 
 /// Emits every fact of `module`, handing buffers to `sink` in a fixed order.
 /// `path` is how the input was named on the command line.
@@ -195,7 +220,7 @@ pub fn extract_module(
     unsafe {
         let ctx = ModuleCtx::new(module, id.to_vec());
         let m = module.raw();
-        let mut used_types: HashSet<Handle<LLVMTypeRef>> = HashSet::new();
+        let mut used_types: PtrSet<Handle<LLVMTypeRef>> = PtrSet::default();
 
         let mut head = Worker::new(&ctx);
         head.module_facts(path);
@@ -208,23 +233,36 @@ pub fn extract_module(
         for i in llvm::ifuncs(m) {
             head.ifunc(i);
         }
-        let functions: Vec<LLVMValueRef> =
-            llvm::functions(m).into_iter().filter(|&f| !llvm::is_debug_intrinsic_name(llvm::name(f))).collect();
+        let functions: Vec<LLVMValueRef> = llvm::functions(m)
+            .into_iter()
+            .filter(|&f| !llvm::is_debug_intrinsic_name(llvm::name(f)))
+            .collect();
         for &f in &functions {
             head.function_header(f);
         }
         used_types.extend(head.types.used.drain());
         sink(head.out)?;
 
-        let defined: Vec<Handle<LLVMValueRef>> =
-            functions.iter().filter(|&&f| !llvm::is_declaration(f)).map(|&f| Handle(f)).collect();
-        let mut counts = Counts { functions: defined.len(), instructions: 0 };
+        let defined: Vec<Handle<LLVMValueRef>> = functions
+            .iter()
+            .filter(|&&f| !llvm::is_declaration(f))
+            .map(|&f| Handle(f))
+            .collect();
+        let mut counts = Counts {
+            functions: defined.len(),
+            instructions: 0,
+        };
         for chunk in defined.chunks(CHUNK) {
+            // Runs of consecutive functions share a worker (its buffers and type memo); the
+            // runs are fixed by position, so the output does not depend on scheduling.
             let results: Vec<(FactBuf, Vec<Handle<LLVMTypeRef>>, usize)> = chunk
-                .par_iter()
-                .map(|&Handle(f)| {
+                .par_chunks(RUN)
+                .map(|run| {
                     let mut w = Worker::new(&ctx);
-                    let n = w.function_body(ctx.global_id(f), f);
+                    let n = run
+                        .iter()
+                        .map(|&Handle(f)| w.function_body(ctx.global_id(f), f))
+                        .sum();
                     (w.out, w.types.used.into_iter().collect(), n)
                 })
                 .collect();
@@ -237,7 +275,7 @@ pub fn extract_module(
         }
 
         let mut type_facts = FactBuf::new();
-        types::emit_type_facts(m, &ctx.id, used_types, &mut type_facts);
+        types::emit_type_facts(m, &ctx.raw_id, used_types, &mut type_facts);
         sink(type_facts)?;
         Ok(counts)
     }

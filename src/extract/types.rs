@@ -2,12 +2,16 @@
 //!
 //! A type id is LLVM's own spelling of the type (`i32`, `ptr addrspace(3)`, `[4 x i8]`,
 //! `{ i32, ptr }`, `<vscale x 4 x i32>`, `i32 (ptr, ...)`), except that identified structs are
-//! qualified by their module (`mod:%struct.S`, name unquoted) so ids stay unique across the
+//! qualified by their module (`mod:%struct.S`) so ids stay unique across the
 //! modules of one run. Sizes, alignments and field offsets come from LLVM's DataLayout for
 //! the module, so they are exactly what LLVM computes.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use super::llvm::{PtrMap, PtrSet};
 use std::rc::Rc;
+
+use crate::sink::Id;
 
 use llvm_sys::LLVMTypeKind::*;
 use llvm_sys::core::*;
@@ -18,30 +22,46 @@ use super::llvm::{Handle, cstr};
 use crate::fact;
 use crate::sink::{FactBuf, num};
 
-pub type TypeId = Rc<[u8]>;
-
 /// Spells type ids, memoized per worker, and remembers which types were used.
 pub struct TypeNamer<'a> {
+    /// The raw (unescaped) module id, prefix of identified struct names.
     module_id: &'a [u8],
-    memo: HashMap<LLVMTypeRef, TypeId>,
-    pub used: HashSet<Handle<LLVMTypeRef>>,
+    spelled: PtrMap<LLVMTypeRef, Rc<[u8]>>,
+    ids: PtrMap<LLVMTypeRef, Id>,
+    pub used: PtrSet<Handle<LLVMTypeRef>>,
 }
 
 impl<'a> TypeNamer<'a> {
     pub fn new(module_id: &'a [u8]) -> Self {
-        TypeNamer { module_id, memo: HashMap::new(), used: HashSet::new() }
+        TypeNamer {
+            module_id,
+            spelled: PtrMap::default(),
+            ids: PtrMap::default(),
+            used: PtrSet::default(),
+        }
     }
 
-    pub fn id(&mut self, t: LLVMTypeRef) -> TypeId {
-        if let Some(id) = self.memo.get(&t) {
+    /// The type's id, as written in facts.
+    pub fn id(&mut self, t: LLVMTypeRef) -> Id {
+        if let Some(id) = self.ids.get(&t) {
             return id.clone();
+        }
+        let id = Id::new(&self.spelling(t));
+        self.ids.insert(t, id.clone());
+        self.used.insert(Handle(t));
+        id
+    }
+
+    /// The type's id before escaping (LLVM's spelling).
+    pub fn spelling(&mut self, t: LLVMTypeRef) -> Rc<[u8]> {
+        if let Some(s) = self.spelled.get(&t) {
+            return s.clone();
         }
         let mut out = Vec::new();
         unsafe { self.spell(t, &mut out) };
-        let id: TypeId = out.into();
-        self.memo.insert(t, id.clone());
-        self.used.insert(Handle(t));
-        id
+        let s: Rc<[u8]> = out.into();
+        self.spelled.insert(t, s.clone());
+        s
     }
 
     unsafe fn spell(&mut self, t: LLVMTypeRef, out: &mut Vec<u8>) {
@@ -85,8 +105,14 @@ impl<'a> TypeNamer<'a> {
                     out.push(b']');
                 }
                 LLVMVectorTypeKind | LLVMScalableVectorTypeKind => {
-                    let scale = if kind == LLVMScalableVectorTypeKind { "vscale x " } else { "" };
-                    out.extend_from_slice(format!("<{scale}{} x ", LLVMGetVectorSize(t)).as_bytes());
+                    let scale = if kind == LLVMScalableVectorTypeKind {
+                        "vscale x "
+                    } else {
+                        ""
+                    };
+                    out.extend_from_slice(
+                        format!("<{scale}{} x ", LLVMGetVectorSize(t)).as_bytes(),
+                    );
                     self.spell_ref(LLVMGetElementType(t), out);
                     out.push(b'>');
                 }
@@ -111,7 +137,7 @@ impl<'a> TypeNamer<'a> {
                         out.extend_from_slice(b":%");
                         let name = cstr(LLVMGetStructName(t));
                         if !name.is_empty() {
-                            out.extend_from_slice(name);
+                            super::llvm::push_llvm_name(out, name);
                             return;
                         }
                         // An identified struct without a name: spell its body instead.
@@ -127,7 +153,9 @@ impl<'a> TypeNamer<'a> {
                         self.spell_ref(LLVMGetTargetExtTypeTypeParam(t, i), out);
                     }
                     for i in 0..LLVMGetTargetExtTypeNumIntParams(t) {
-                        out.extend_from_slice(format!(", {}", LLVMGetTargetExtTypeIntParam(t, i)).as_bytes());
+                        out.extend_from_slice(
+                            format!(", {}", LLVMGetTargetExtTypeIntParam(t, i)).as_bytes(),
+                        );
                     }
                     out.push(b')');
                 }
@@ -162,8 +190,8 @@ impl<'a> TypeNamer<'a> {
     }
 
     unsafe fn spell_ref(&mut self, t: LLVMTypeRef, out: &mut Vec<u8>) {
-        let id = self.id(t);
-        out.extend_from_slice(&id);
+        let s = self.spelling(t);
+        out.extend_from_slice(&s);
     }
 }
 
@@ -180,30 +208,40 @@ unsafe fn function_params(t: LLVMTypeRef) -> Vec<LLVMTypeRef> {
 unsafe fn components(t: LLVMTypeRef) -> Vec<LLVMTypeRef> {
     unsafe {
         match LLVMGetTypeKind(t) {
-            LLVMArrayTypeKind | LLVMVectorTypeKind | LLVMScalableVectorTypeKind => vec![LLVMGetElementType(t)],
+            LLVMArrayTypeKind | LLVMVectorTypeKind | LLVMScalableVectorTypeKind => {
+                vec![LLVMGetElementType(t)]
+            }
             LLVMFunctionTypeKind => {
                 let mut v = vec![LLVMGetReturnType(t)];
                 v.extend(function_params(t));
                 v
             }
-            LLVMStructTypeKind => (0..LLVMCountStructElementTypes(t)).map(|i| LLVMStructGetTypeAtIndex(t, i)).collect(),
-            LLVMTargetExtTypeKind => {
-                (0..LLVMGetTargetExtTypeNumTypeParams(t)).map(|i| LLVMGetTargetExtTypeTypeParam(t, i)).collect()
-            }
+            LLVMStructTypeKind => (0..LLVMCountStructElementTypes(t))
+                .map(|i| LLVMStructGetTypeAtIndex(t, i))
+                .collect(),
+            LLVMTargetExtTypeKind => (0..LLVMGetTargetExtTypeNumTypeParams(t))
+                .map(|i| LLVMGetTargetExtTypeTypeParam(t, i))
+                .collect(),
             _ => Vec::new(),
         }
     }
 }
 
-unsafe fn contains_scalable(t: LLVMTypeRef, seen: &mut HashSet<LLVMTypeRef>) -> bool {
+/// Scalable vectors have no fixed size, and a target extension type may be laid out as one
+/// (e.g. `target("aarch64.svcount")`) without the C API being able to tell: neither gets
+/// size facts, nor does any aggregate containing them.
+unsafe fn has_fixed_layout(t: LLVMTypeRef, seen: &mut PtrSet<LLVMTypeRef>) -> bool {
     unsafe {
-        if LLVMGetTypeKind(t) == LLVMScalableVectorTypeKind {
-            return true;
-        }
-        if !seen.insert(t) {
+        if matches!(
+            LLVMGetTypeKind(t),
+            LLVMScalableVectorTypeKind | LLVMTargetExtTypeKind
+        ) {
             return false;
         }
-        components(t).into_iter().any(|c| contains_scalable(c, seen))
+        if !seen.insert(t) {
+            return true;
+        }
+        components(t).into_iter().all(|c| has_fixed_layout(c, seen))
     }
 }
 
@@ -216,9 +254,9 @@ pub fn emit_type_facts(
     out: &mut FactBuf,
 ) {
     let mut namer = TypeNamer::new(module_id);
-    let mut all: BTreeMap<TypeId, LLVMTypeRef> = BTreeMap::new();
+    let mut all: BTreeMap<Id, LLVMTypeRef> = BTreeMap::new();
     let mut stack: Vec<LLVMTypeRef> = used.into_iter().map(|h| h.0).collect();
-    let mut seen = HashSet::new();
+    let mut seen = PtrSet::default();
     while let Some(t) = stack.pop() {
         if !seen.insert(t) {
             continue;
@@ -232,13 +270,24 @@ pub fn emit_type_facts(
     }
 }
 
-unsafe fn emit_one(namer: &mut TypeNamer, layout: LLVMTargetDataRef, id: &TypeId, t: LLVMTypeRef, out: &mut FactBuf) {
+unsafe fn emit_one(
+    namer: &mut TypeNamer,
+    layout: LLVMTargetDataRef,
+    id: &Id,
+    t: LLVMTypeRef,
+    out: &mut FactBuf,
+) {
     unsafe {
         let kind = LLVMGetTypeKind(t);
         let kind_name = match kind {
             LLVMVoidTypeKind => "void",
-            LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMX86_FP80TypeKind
-            | LLVMFP128TypeKind | LLVMPPC_FP128TypeKind => "float",
+            LLVMHalfTypeKind
+            | LLVMBFloatTypeKind
+            | LLVMFloatTypeKind
+            | LLVMDoubleTypeKind
+            | LLVMX86_FP80TypeKind
+            | LLVMFP128TypeKind
+            | LLVMPPC_FP128TypeKind => "float",
             LLVMLabelTypeKind => "label",
             LLVMIntegerTypeKind => "integer",
             LLVMFunctionTypeKind => "function",
@@ -254,14 +303,21 @@ unsafe fn emit_one(namer: &mut TypeNamer, layout: LLVMTargetDataRef, id: &TypeId
         };
         fact!(out, type_kind, id, kind_name);
         match kind {
-            LLVMIntegerTypeKind => fact!(out, integer_type_width, id, LLVMGetIntTypeWidth(t) as i32),
+            LLVMIntegerTypeKind => {
+                fact!(out, integer_type_width, id, LLVMGetIntTypeWidth(t) as i32)
+            }
             LLVMHalfTypeKind | LLVMBFloatTypeKind => fact!(out, fp_type_width, id, 16),
             LLVMFloatTypeKind => fact!(out, fp_type_width, id, 32),
             LLVMDoubleTypeKind => fact!(out, fp_type_width, id, 64),
             LLVMX86_FP80TypeKind => fact!(out, fp_type_width, id, 80),
             LLVMFP128TypeKind | LLVMPPC_FP128TypeKind => fact!(out, fp_type_width, id, 128),
             LLVMPointerTypeKind => {
-                fact!(out, pointer_type_addrspace, id, LLVMGetPointerAddressSpace(t) as i32)
+                fact!(
+                    out,
+                    pointer_type_addrspace,
+                    id,
+                    LLVMGetPointerAddressSpace(t) as i32
+                )
             }
             LLVMArrayTypeKind => {
                 let len = LLVMGetArrayLength2(t);
@@ -281,7 +337,12 @@ unsafe fn emit_one(namer: &mut TypeNamer, layout: LLVMTargetDataRef, id: &TypeId
                 }
             }
             LLVMFunctionTypeKind => {
-                fact!(out, function_type_return, id, namer.id(LLVMGetReturnType(t)));
+                fact!(
+                    out,
+                    function_type_return,
+                    id,
+                    namer.id(LLVMGetReturnType(t))
+                );
                 let params = function_params(t);
                 for (i, p) in params.iter().enumerate() {
                     fact!(out, function_type_param, id, i as i32, namer.id(*p));
@@ -305,24 +366,47 @@ unsafe fn emit_one(namer: &mut TypeNamer, layout: LLVMTargetDataRef, id: &TypeId
                 } else {
                     let n = LLVMCountStructElementTypes(t);
                     for i in 0..n {
-                        fact!(out, struct_type_field, id, i as i32, namer.id(LLVMStructGetTypeAtIndex(t, i)));
+                        fact!(
+                            out,
+                            struct_type_field,
+                            id,
+                            i as i32,
+                            namer.id(LLVMStructGetTypeAtIndex(t, i))
+                        );
                     }
                     fact!(out, struct_type_nfields, id, n as i32);
                 }
             }
             LLVMTargetExtTypeKind => {
-                fact!(out, target_ext_type_name, id, cstr(LLVMGetTargetExtTypeName(t)));
+                fact!(
+                    out,
+                    target_ext_type_name,
+                    id,
+                    cstr(LLVMGetTargetExtTypeName(t))
+                );
                 for i in 0..LLVMGetTargetExtTypeNumTypeParams(t) {
-                    fact!(out, target_ext_type_param, id, i as i32, namer.id(LLVMGetTargetExtTypeTypeParam(t, i)));
+                    fact!(
+                        out,
+                        target_ext_type_param,
+                        id,
+                        i as i32,
+                        namer.id(LLVMGetTargetExtTypeTypeParam(t, i))
+                    );
                 }
                 for i in 0..LLVMGetTargetExtTypeNumIntParams(t) {
                     // Int params are unsigned; those beyond i32 keep their bit pattern.
-                    fact!(out, target_ext_type_int_param, id, i as i32, LLVMGetTargetExtTypeIntParam(t, i) as i32);
+                    fact!(
+                        out,
+                        target_ext_type_int_param,
+                        id,
+                        i as i32,
+                        LLVMGetTargetExtTypeIntParam(t, i) as i32
+                    );
                 }
             }
             _ => {}
         }
-        if LLVMTypeIsSized(t) != 0 && !contains_scalable(t, &mut HashSet::new()) {
+        if LLVMTypeIsSized(t) != 0 && has_fixed_layout(t, &mut PtrSet::default()) {
             let alloc = LLVMABISizeOfType(layout, t);
             if let Some(n) = num(alloc) {
                 fact!(out, type_alloc_size, id, n);
@@ -334,15 +418,31 @@ unsafe fn emit_one(namer: &mut TypeNamer, layout: LLVMTargetDataRef, id: &TypeId
             if let Some(n) = num(LLVMSizeOfTypeInBits(layout, t)) {
                 fact!(out, type_size_bits, id, n);
             }
-            fact!(out, type_abi_align, id, LLVMABIAlignmentOfType(layout, t) as i32);
-            fact!(out, type_pref_align, id, LLVMPreferredAlignmentOfType(layout, t) as i32);
+            fact!(
+                out,
+                type_abi_align,
+                id,
+                LLVMABIAlignmentOfType(layout, t) as i32
+            );
+            fact!(
+                out,
+                type_pref_align,
+                id,
+                LLVMPreferredAlignmentOfType(layout, t) as i32
+            );
             if kind == LLVMStructTypeKind {
                 for i in 0..LLVMCountStructElementTypes(t) {
                     let offset = LLVMOffsetOfElement(layout, t, i);
                     if let Some(n) = num(offset) {
                         fact!(out, struct_type_field_offset, id, i as i32, n);
                     }
-                    fact!(out, struct_type_field_offset_text, id, i as i32, offset.to_string());
+                    fact!(
+                        out,
+                        struct_type_field_offset_text,
+                        id,
+                        i as i32,
+                        offset.to_string()
+                    );
                 }
             }
         }

@@ -1,0 +1,44 @@
+# llfacts tasks. `just --list` shows them.
+
+export LLVM_SYS_191_PREFIX := env_var_or_default("LLVM_SYS_191_PREFIX", "/usr/lib/llvm-19")
+
+# Install what a fresh Debian bookworm machine lacks (LLVM 19, clang-19), as root.
+setup:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    need=()
+    for p in llvm-19-dev clang-19 libzstd-dev; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+    if [ ${#need[@]} -gt 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    fi
+
+# Build, then extract facts from a shipped fixture and print the summary.
+demo: setup
+    cargo build --release --quiet
+    mkdir -p target/demo
+    clang-19 -c -emit-llvm -g -O1 fixtures/c/realistic.c -o target/demo/realistic.bc
+    ./target/release/llfacts extract target/demo/realistic.bc -o target/demo/facts
+    @echo "facts written to target/demo/facts ($(ls target/demo/facts | wc -l) relation files)"
+
+# Run the whole test suite.
+test: setup
+    cargo test --release
+
+# Regenerate schema/ from src/relations.rs.
+schema:
+    cargo run --quiet -- schema --write schema
+
+# Benchmark extraction on a large generated module (see README).
+bench: setup
+    cargo build --release --quiet
+    python3 fixtures/bench/bench.py
+
+# Engine benchmark: transitive closure of a deterministic 200,000-edge block-diagonal DAG
+# (fixtures/bench/gen_graph.py; the closure is large but bounded). Prints the path count,
+# then elapsed time, derived tuples, tuples/s and peak RSS.
+bench-engine jobs="2":
+    cargo build --release --quiet
+    python3 fixtures/bench/gen_graph.py target/bench-engine/facts 200000
+    ./target/release/llfacts run fixtures/bench/tc.dl -F target/bench-engine/facts \
+        -D target/bench-engine/out -j {{jobs}} --engine builtin --stats

@@ -1,0 +1,191 @@
+//! Syntax tree of the supported Soufflé subset, as produced by the parser.
+//!
+//! Bodies are already in disjunctive normal form: the parser splits `a ; b`
+//! into one clause per alternative, as Soufflé does.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A source position: file name (as given), 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loc {
+    pub file: Arc<str>,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// Build the canonical one-line error `FILE:LINE:COL: message`.
+pub fn err_at(loc: &Loc, msg: impl fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("{loc}: {msg}")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Pow,
+    Band,
+    Bor,
+    Bxor,
+    Bshl,
+    Bshr,
+    Land,
+    Lor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Bnot,
+    Lnot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggOp {
+    Count,
+    Sum,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Debug)]
+pub enum Term {
+    Var(String, Loc),
+    Anon(Loc),
+    /// Integer literal (decimal, `0x`, `0b`); range-checked against the
+    /// column type when lowered (number: i32, unsigned: u32).
+    Number(i64, Loc),
+    /// Unsigned literal `123u`.
+    Unsigned(u32, Loc),
+    Float(f32, Loc),
+    Str(String, Loc),
+    Bin(BinOp, Box<Term>, Box<Term>, Loc),
+    Un(UnOp, Box<Term>, Loc),
+    /// Intrinsic functor call: `cat`, `strlen`, `substr`, `to_number`, `to_string`, `ord`, ...
+    Call(String, Vec<Term>, Loc),
+    /// `as(term, Type)`.
+    As(Box<Term>, String, Loc),
+    Agg(Box<Aggregate>),
+}
+
+impl Term {
+    pub fn loc(&self) -> &Loc {
+        match self {
+            Term::Var(_, l)
+            | Term::Anon(l)
+            | Term::Number(_, l)
+            | Term::Unsigned(_, l)
+            | Term::Float(_, l)
+            | Term::Str(_, l)
+            | Term::Bin(_, _, _, l)
+            | Term::Un(_, _, l)
+            | Term::Call(_, _, l)
+            | Term::As(_, _, l) => l,
+            Term::Agg(a) => &a.loc,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Aggregate {
+    pub op: AggOp,
+    pub target: Option<Term>,
+    pub body: Vec<Literal>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct Atom {
+    pub name: String,
+    pub args: Vec<Term>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub enum Literal {
+    Pos(Atom),
+    Neg(Atom),
+    Cmp(CmpOp, Term, Term, Loc),
+    /// `contains(sub, s)`, possibly negated.
+    Contains(bool, Term, Term, Loc),
+    /// `match(regex, s)`, possibly negated.
+    Match(bool, Term, Term, Loc),
+}
+
+#[derive(Clone, Debug)]
+pub struct Clause {
+    pub heads: Vec<Atom>,
+    pub body: Vec<Literal>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub enum TypeDef {
+    /// `.type T <: base`
+    Subset(String),
+    /// `.type T = A | B` (one member: an alias)
+    Union(Vec<String>),
+}
+
+#[derive(Clone, Debug)]
+pub struct TypeDecl {
+    pub name: String,
+    pub def: TypeDef,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct Attr {
+    pub name: String,
+    pub ty: String,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct RelDecl {
+    pub name: String,
+    pub attrs: Vec<Attr>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoKind {
+    Input,
+    Output,
+    PrintSize,
+}
+
+#[derive(Clone, Debug)]
+pub struct IoDirective {
+    pub kind: IoKind,
+    pub rel: String,
+    pub params: Vec<(String, String)>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Source {
+    pub types: Vec<TypeDecl>,
+    pub decls: Vec<RelDecl>,
+    pub ios: Vec<IoDirective>,
+    pub clauses: Vec<Clause>,
+}

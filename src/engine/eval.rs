@@ -1,0 +1,577 @@
+//! Semi-naive, stratified evaluation of planned rules.
+//!
+//! Strata (SCCs of the precedence graph) run in topological order. A
+//! non-recursive stratum evaluates each rule once. A recursive one evaluates
+//! its base rules once, then iterates the delta versions of its recursive
+//! rules until no new tuple appears. Within a round, rule versions (and chunks
+//! of a large first scan) run as parallel tasks; their outputs are merged in
+//! task order, so the result never depends on the number of threads.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::RwLock;
+
+use anyhow::{Result, anyhow};
+use rayon::prelude::*;
+use regex::Regex;
+
+use super::ast::{AggOp, CmpOp};
+use super::check::{AggIr, Base, Checked, Expr, Lit};
+use super::functors;
+use super::planner::{Plan, Step, Version, plan_rule};
+use super::storage::{Relation, Symbols};
+
+/// Rows of a scan are split into tasks of this many rows.
+const CHUNK: u32 = 4096;
+
+pub struct Runtime<'a> {
+    pub rels: &'a [Relation],
+    /// Per relation: first row of the current delta.
+    pub delta_start: &'a [u32],
+    pub syms: &'a RwLock<Symbols>,
+    pub regexes: &'a RwLock<HashMap<String, Option<Regex>>>,
+}
+
+/// A key buffer on the stack for the usual short keys.
+fn key_buf<'b>(stack: &'b mut [u32; 8], heap: &'b mut Vec<u32>, n: usize) -> &'b mut [u32] {
+    if n <= 8 {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0);
+        heap
+    }
+}
+
+type Sink<'s> = dyn FnMut(&mut [u32]) -> Result<()> + 's;
+
+impl Runtime<'_> {
+    fn view(&self, rel: usize, version: Version) -> (u32, u32) {
+        let len = self.rels[rel].len() as u32;
+        match version {
+            Version::Full => (0, len),
+            Version::Delta => (self.delta_start[rel], len),
+            Version::Old => (0, self.delta_start[rel]),
+        }
+    }
+
+    fn sym(&self, id: u32) -> std::sync::Arc<str> {
+        self.syms.read().unwrap().resolve_arc(id)
+    }
+
+    fn intern(&self, s: &str) -> u32 {
+        if let Some(id) = self.syms.read().unwrap().get(s) {
+            return id;
+        }
+        self.syms.write().unwrap().intern(s)
+    }
+
+    fn eval_key(&self, key: &[Expr], env: &mut [u32], buf: &mut [u32]) -> Result<bool> {
+        for (j, k) in key.iter().enumerate() {
+            match self.eval(k, env)? {
+                Some(v) => buf[j] = v,
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    pub fn exec(
+        &self,
+        steps: &[Step],
+        i: usize,
+        env: &mut [u32],
+        range: Option<(u32, u32)>,
+        sink: &mut Sink,
+    ) -> Result<()> {
+        let Some(step) = steps.get(i) else {
+            return sink(env);
+        };
+        match step {
+            Step::Atom {
+                rel,
+                version,
+                index,
+                key,
+                binds,
+                same,
+            } => {
+                let r = &self.rels[*rel];
+                let (mut lo, mut hi) = self.view(*rel, *version);
+                if let Some((a, b)) = range {
+                    lo = a;
+                    hi = b;
+                }
+                match index {
+                    None => {
+                        for id in lo..hi {
+                            let row = r.row(id);
+                            if same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
+                                continue;
+                            }
+                            for (c, v) in binds {
+                                env[*v] = row[*c];
+                            }
+                            self.exec(steps, i + 1, env, None, sink)?;
+                        }
+                    }
+                    Some(ix) => {
+                        let mut stack = [0u32; 8];
+                        let mut heap = Vec::new();
+                        let kv = key_buf(&mut stack, &mut heap, key.len());
+                        if !self.eval_key(key, env, kv)? {
+                            return Ok(());
+                        }
+                        let kv: &[u32] = kv;
+                        r.lookup(*ix, kv, lo, hi, |id| {
+                            let row = r.row(id);
+                            if same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
+                                return Ok(());
+                            }
+                            for (c, v) in binds {
+                                env[*v] = row[*c];
+                            }
+                            self.exec(steps, i + 1, env, None, sink)
+                        })?;
+                    }
+                }
+                Ok(())
+            }
+            Step::Member { rel, version, row } => {
+                let mut stack = [0u32; 8];
+                let mut heap = Vec::new();
+                let kv = key_buf(&mut stack, &mut heap, row.len());
+                if !self.eval_key(row, env, kv)? {
+                    return Ok(());
+                }
+                let kv: &[u32] = kv;
+                let r = &self.rels[*rel];
+                let (lo, hi) = self.view(*rel, *version);
+                if let Some(id) = r.find(kv)
+                    && id >= lo
+                    && id < hi
+                {
+                    self.exec(steps, i + 1, env, None, sink)?;
+                }
+                Ok(())
+            }
+            Step::Neg { rel, index, key } => {
+                let mut stack = [0u32; 8];
+                let mut heap = Vec::new();
+                let kv = key_buf(&mut stack, &mut heap, key.len());
+                if !self.eval_key(key, env, kv)? {
+                    return Ok(());
+                }
+                let kv: &[u32] = kv;
+                let r = &self.rels[*rel];
+                let present = match index {
+                    None => r.contains(kv),
+                    Some(ix) => {
+                        let mut found = false;
+                        r.lookup(*ix, kv, 0, r.len() as u32, |_| {
+                            found = true;
+                            Err(anyhow!("found"))
+                        })
+                        .ok();
+                        found
+                    }
+                };
+                if !present {
+                    self.exec(steps, i + 1, env, None, sink)?;
+                }
+                Ok(())
+            }
+            Step::Cmp { op, base, lhs, rhs } => {
+                let (Some(a), Some(b)) = (self.eval(lhs, env)?, self.eval(rhs, env)?) else {
+                    return Ok(());
+                };
+                let ord = if *base == Base::Sym {
+                    // interning is canonical: equal ids iff equal strings
+                    if a == b {
+                        std::cmp::Ordering::Equal
+                    } else if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                        std::cmp::Ordering::Less
+                    } else {
+                        self.sym(a).cmp(&self.sym(b))
+                    }
+                } else {
+                    functors::cmp_num(*base, a, b)
+                };
+                if functors::cmp_holds(*op, ord) {
+                    self.exec(steps, i + 1, env, None, sink)?;
+                }
+                Ok(())
+            }
+            Step::Contains { neg, sub, s } => {
+                let (Some(a), Some(b)) = (self.eval(sub, env)?, self.eval(s, env)?) else {
+                    return Ok(());
+                };
+                if self.sym(b).contains(&*self.sym(a)) != *neg {
+                    self.exec(steps, i + 1, env, None, sink)?;
+                }
+                Ok(())
+            }
+            Step::Match { neg, re, s } => {
+                let (Some(a), Some(b)) = (self.eval(re, env)?, self.eval(s, env)?) else {
+                    return Ok(());
+                };
+                let (pat, text) = (self.sym(a), self.sym(b));
+                let hit = self.regex_match(&pat, &text, *neg);
+                if hit != *neg {
+                    self.exec(steps, i + 1, env, None, sink)?;
+                }
+                Ok(())
+            }
+            Step::Bind { slot, expr } => {
+                if let Some(v) = self.eval(expr, env)? {
+                    env[*slot] = v;
+                    self.exec(steps, i + 1, env, None, sink)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Full-string regex match (Soufflé uses `std::regex_match`). An invalid
+    /// pattern warns and counts as no match, for `!match` too.
+    fn regex_match(&self, pat: &str, text: &str, neg: bool) -> bool {
+        if let Some(r) = self.regexes.read().unwrap().get(pat) {
+            return match r {
+                Some(r) => r.is_match(text),
+                None => neg,
+            };
+        }
+        let compiled = Regex::new(&format!("^(?:{pat})$")).ok();
+        if compiled.is_none() {
+            eprintln!("warning: wrong pattern provided for match(\"{pat}\",\"{text}\").");
+        }
+        let hit = compiled.as_ref().map_or(neg, |r| r.is_match(text));
+        self.regexes
+            .write()
+            .unwrap()
+            .insert(pat.to_string(), compiled);
+        hit
+    }
+
+    pub fn eval(&self, e: &Expr, env: &mut [u32]) -> Result<Option<u32>> {
+        macro_rules! ev {
+            ($x:expr) => {
+                match self.eval($x, env)? {
+                    Some(v) => v,
+                    None => return Ok(None),
+                }
+            };
+        }
+        Ok(Some(match e {
+            Expr::Var(v) => env[*v],
+            Expr::Const(c) => *c,
+            Expr::Bin(op, base, a, b) => {
+                let (x, y) = (ev!(a), ev!(b));
+                functors::bin(*op, *base, x, y)?
+            }
+            Expr::Un(op, base, a) => functors::un(*op, *base, ev!(a)),
+            Expr::Cat(xs) => {
+                let mut s = String::new();
+                for x in xs {
+                    let v = ev!(x);
+                    s.push_str(&self.sym(v));
+                }
+                self.intern(&s)
+            }
+            Expr::Strlen(a) => {
+                let v = ev!(a);
+                self.sym(v).len() as i32 as u32
+            }
+            Expr::Substr(a, b, c) => {
+                let (s, st, len) = (ev!(a), ev!(b), ev!(c));
+                let out = functors::substr(&self.sym(s), st as i32, len as i32);
+                self.intern(&out)
+            }
+            Expr::Conv(from, to, a) => {
+                let v = ev!(a);
+                match (from, to) {
+                    (Base::Sym, Base::Sym) => v,
+                    (Base::Sym, to) => functors::from_string(*to, &self.sym(v))?,
+                    (from, Base::Sym) => {
+                        let s = functors::show(*from, v);
+                        self.intern(&s)
+                    }
+                    (from, to) => functors::convert(*from, *to, v),
+                }
+            }
+            Expr::Ord(a) => ev!(a),
+            Expr::MinMax(is_max, base, xs) => {
+                let mut best: Option<u32> = None;
+                for x in xs {
+                    let v = ev!(x);
+                    best = Some(match best {
+                        None => v,
+                        Some(b) => {
+                            let o = if *base == Base::Sym {
+                                self.sym(v).cmp(&self.sym(b))
+                            } else {
+                                functors::cmp_num(*base, v, b)
+                            };
+                            if (o == std::cmp::Ordering::Greater) == *is_max
+                                && o != std::cmp::Ordering::Equal
+                            {
+                                v
+                            } else {
+                                b
+                            }
+                        }
+                    });
+                }
+                best.unwrap()
+            }
+            Expr::Agg(agg) => return self.aggregate(agg, env),
+        }))
+    }
+
+    fn aggregate(&self, agg: &AggIr, env: &mut [u32]) -> Result<Option<u32>> {
+        let mut count: u32 = 0;
+        let mut acc: Option<u32> = None;
+        let mut seen: HashSet<Vec<u32>> = HashSet::new();
+        let base = agg.base;
+        let mut sink = |env: &mut [u32]| -> Result<()> {
+            if !agg.single_atom && !seen.insert(agg.local_vars.iter().map(|v| env[*v]).collect()) {
+                return Ok(());
+            }
+            count = count.wrapping_add(1);
+            if let Some(t) = &agg.target {
+                let Some(v) = self.eval(t, env)? else {
+                    return Ok(());
+                };
+                acc = Some(match (acc, agg.op) {
+                    (None, _) => v,
+                    (Some(a), AggOp::Sum) => functors::bin(super::ast::BinOp::Add, base, a, v)?,
+                    (Some(a), AggOp::Min) => {
+                        if functors::cmp_num(base, v, a).is_lt() {
+                            v
+                        } else {
+                            a
+                        }
+                    }
+                    (Some(a), AggOp::Max) => {
+                        if functors::cmp_num(base, v, a).is_gt() {
+                            v
+                        } else {
+                            a
+                        }
+                    }
+                    (Some(a), AggOp::Count) => a,
+                });
+            }
+            Ok(())
+        };
+        self.exec(&agg.plan, 0, env, None, &mut sink)?;
+        Ok(match agg.op {
+            AggOp::Count => Some(count),
+            AggOp::Sum => Some(acc.unwrap_or(if base == Base::Flt { 0f32.to_bits() } else { 0 })),
+            AggOp::Min | AggOp::Max => acc,
+        })
+    }
+}
+
+/// Counters reported by `--stats`.
+#[derive(Clone, Debug, Default)]
+pub struct EvalStats {
+    pub derived: u64,
+    pub iterations: u64,
+}
+
+struct Task {
+    plan: usize,
+    range: Option<(u32, u32)>,
+}
+
+/// Run every plan once against the current state; returns the new rows per
+/// plan in task order (deduplicated against the full relations).
+fn run_round(
+    plans: &[Plan],
+    rt: &Runtime,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<(usize, Vec<u32>, usize)>> {
+    let mut tasks = Vec::new();
+    for (p, plan) in plans.iter().enumerate() {
+        if let Some(Step::Atom {
+            rel,
+            version,
+            index: None,
+            ..
+        }) = plan.steps.first()
+        {
+            let (lo, hi) = rt.view(*rel, *version);
+            if hi <= lo {
+                continue; // empty first scan: nothing to derive
+            }
+            if hi - lo > CHUNK {
+                let mut a = lo;
+                while a < hi {
+                    let b = (a + CHUNK).min(hi);
+                    tasks.push(Task {
+                        plan: p,
+                        range: Some((a, b)),
+                    });
+                    a = b;
+                }
+                continue;
+            }
+        }
+        tasks.push(Task {
+            plan: p,
+            range: None,
+        });
+    }
+    let run = |t: &Task| -> Result<(usize, Vec<u32>, usize)> {
+        let plan = &plans[t.plan];
+        let head_rel = &rt.rels[plan.head_rel];
+        let mut env = vec![0u32; plan.nvars];
+        let mut out: Vec<u32> = Vec::new();
+        let mut count = 0usize;
+        let mut row: Vec<u32> = Vec::with_capacity(plan.head.len());
+        let mut sink = |env: &mut [u32]| -> Result<()> {
+            row.clear();
+            for h in &plan.head {
+                match rt.eval(h, env)? {
+                    Some(v) => row.push(v),
+                    None => return Ok(()),
+                }
+            }
+            if !head_rel.contains(&row) {
+                out.extend_from_slice(&row);
+                count += 1;
+            }
+            Ok(())
+        };
+        rt.exec(&plan.steps, 0, &mut env, t.range, &mut sink)
+            .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
+        Ok((plan.head_rel, out, count))
+    };
+    let results: Vec<Result<(usize, Vec<u32>, usize)>> =
+        if tasks.len() > 1 && pool.current_num_threads() > 1 {
+            pool.install(|| tasks.par_iter().map(run).collect())
+        } else {
+            tasks.iter().map(run).collect()
+        };
+    results.into_iter().collect()
+}
+
+fn insert_all(rels: &mut [Relation], outs: Vec<(usize, Vec<u32>, usize)>, stats: &mut EvalStats) {
+    for (rel, rows, count) in outs {
+        let r = &mut rels[rel];
+        let a = r.arity;
+        if a == 0 {
+            if count > 0 && r.insert(&[]) {
+                stats.derived += 1;
+            }
+            continue;
+        }
+        for row in rows.chunks_exact(a) {
+            if r.insert(row) {
+                stats.derived += 1;
+            }
+        }
+    }
+}
+
+/// Produce the plans of one stratum (checks groundedness as a side effect).
+pub fn plan_stratum(
+    prog: &Checked,
+    rels: &mut [Relation],
+    s: usize,
+) -> Result<(Vec<Plan>, Vec<Plan>)> {
+    let stratum = &prog.strata[s];
+    let mut base = Vec::new();
+    let mut rec = Vec::new();
+    for &ri in &stratum.rules {
+        let rule = &prog.rules[ri];
+        let rec_pos: Vec<usize> = rule
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| matches!(l, Lit::Atom { rel, .. } if stratum.recursive && stratum.rels.contains(rel)))
+            .map(|(i, _)| i)
+            .collect();
+        if rec_pos.is_empty() {
+            base.push(plan_rule(
+                rels,
+                rule,
+                ri,
+                &vec![Version::Full; rule.body.len()],
+            )?);
+        } else {
+            for (k, &pos) in rec_pos.iter().enumerate() {
+                let mut versions = vec![Version::Full; rule.body.len()];
+                for (j, &other) in rec_pos.iter().enumerate() {
+                    versions[other] = if j < k { Version::Old } else { Version::Full };
+                }
+                versions[pos] = Version::Delta;
+                rec.push(plan_rule(rels, rule, ri, &versions)?);
+            }
+        }
+    }
+    Ok((base, rec))
+}
+
+pub fn evaluate(
+    prog: &Checked,
+    rels: &mut [Relation],
+    syms: &RwLock<Symbols>,
+    jobs: usize,
+) -> Result<EvalStats> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| anyhow!("cannot start threads: {e}"))?;
+    let regexes = RwLock::new(HashMap::new());
+    let mut stats = EvalStats::default();
+    let mut delta_start = vec![0u32; rels.len()];
+    for s in 0..prog.strata.len() {
+        let (base, rec) = plan_stratum(prog, rels, s)?;
+        let stratum = &prog.strata[s];
+        {
+            let rt = Runtime {
+                rels,
+                delta_start: &delta_start,
+                syms,
+                regexes: &regexes,
+            };
+            let outs = run_round(&base, &rt, &pool)?;
+            insert_all(rels, outs, &mut stats);
+        }
+        if rec.is_empty() {
+            continue;
+        }
+        for r in &stratum.rels {
+            delta_start[*r] = 0;
+        }
+        loop {
+            stats.iterations += 1;
+            let before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
+            let outs = {
+                let rt = Runtime {
+                    rels,
+                    delta_start: &delta_start,
+                    syms,
+                    regexes: &regexes,
+                };
+                run_round(&rec, &rt, &pool)?
+            };
+            insert_all(rels, outs, &mut stats);
+            let mut grew = false;
+            for (k, r) in stratum.rels.iter().enumerate() {
+                delta_start[*r] = before[k];
+                if rels[*r].len() as u32 > before[k] {
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        // After the stratum, its relations are complete: everything is "old".
+        for r in &stratum.rels {
+            delta_start[*r] = rels[*r].len() as u32;
+        }
+    }
+    Ok(stats)
+}

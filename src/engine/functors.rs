@@ -1,0 +1,245 @@
+//! Value-level semantics of operators and functors, on the raw 32-bit
+//! representation: `number` = i32 (wrapping), `unsigned` = u32 (wrapping),
+//! `float` = f32 bits, `symbol` = interned id.
+
+use std::cmp::Ordering;
+
+use anyhow::{Result, bail};
+
+use super::ast::{BinOp, CmpOp, UnOp};
+use super::check::Base;
+
+#[inline]
+fn f(v: u32) -> f32 {
+    f32::from_bits(v)
+}
+
+/// Shift amounts are masked to the word size, as Soufflé does.
+const SHIFT_MASK: u32 = 31;
+
+pub fn bin(op: BinOp, base: Base, a: u32, b: u32) -> Result<u32> {
+    Ok(match base {
+        Base::Num => {
+            let (x, y) = (a as i32, b as i32);
+            (match op {
+                BinOp::Add => x.wrapping_add(y),
+                BinOp::Sub => x.wrapping_sub(y),
+                BinOp::Mul => x.wrapping_mul(y),
+                BinOp::Div => {
+                    if y == 0 {
+                        bail!("division by zero");
+                    }
+                    x.wrapping_div(y)
+                }
+                BinOp::Mod => {
+                    if y == 0 {
+                        bail!("modulo by zero");
+                    }
+                    x.wrapping_rem(y)
+                }
+                BinOp::Pow => pow_i(x as f64, y as f64) as i32,
+                BinOp::Band => x & y,
+                BinOp::Bor => x | y,
+                BinOp::Bxor => x ^ y,
+                BinOp::Bshl => ((x as u32) << (y as u32 & SHIFT_MASK)) as i32,
+                BinOp::Bshr => x >> (y as u32 & SHIFT_MASK),
+                BinOp::Land => (x != 0 && y != 0) as i32,
+                BinOp::Lor => (x != 0 || y != 0) as i32,
+            }) as u32
+        }
+        Base::Uns => match op {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => {
+                if b == 0 {
+                    bail!("division by zero");
+                }
+                a / b
+            }
+            BinOp::Mod => {
+                if b == 0 {
+                    bail!("modulo by zero");
+                }
+                a % b
+            }
+            BinOp::Pow => pow_i(a as f64, b as f64) as u32,
+            BinOp::Band => a & b,
+            BinOp::Bor => a | b,
+            BinOp::Bxor => a ^ b,
+            BinOp::Bshl => a << (b & SHIFT_MASK),
+            BinOp::Bshr => a >> (b & SHIFT_MASK),
+            BinOp::Land => (a != 0 && b != 0) as u32,
+            BinOp::Lor => (a != 0 || b != 0) as u32,
+        },
+        Base::Flt => {
+            let (x, y) = (f(a), f(b));
+            match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                BinOp::Div => x / y,
+                BinOp::Pow => x.powf(y),
+                _ => bail!("operator not defined on float"),
+            }
+            .to_bits()
+        }
+        Base::Sym => bail!("arithmetic on symbols"),
+    })
+}
+
+/// Integer power through f64, as Soufflé computes it (`std::pow`, then a cast).
+fn pow_i(x: f64, y: f64) -> i64 {
+    let r = x.powf(y);
+    if r.is_nan() { 0 } else { r as i64 }
+}
+
+pub fn un(op: UnOp, base: Base, a: u32) -> u32 {
+    match (op, base) {
+        (UnOp::Neg, Base::Flt) => (-f(a)).to_bits(),
+        (UnOp::Neg, _) => (a as i32).wrapping_neg() as u32,
+        (UnOp::Bnot, _) => !a,
+        (UnOp::Lnot, _) => (a == 0) as u32,
+    }
+}
+
+/// Total order of two values of the same base (symbols compare by string; the
+/// caller resolves them).
+pub fn cmp_num(base: Base, a: u32, b: u32) -> Ordering {
+    match base {
+        Base::Num => (a as i32).cmp(&(b as i32)),
+        Base::Uns | Base::Sym => a.cmp(&b),
+        Base::Flt => f(a).partial_cmp(&f(b)).unwrap_or(Ordering::Equal),
+    }
+}
+
+pub fn cmp_holds(op: CmpOp, o: Ordering) -> bool {
+    match op {
+        CmpOp::Eq => o == Ordering::Equal,
+        CmpOp::Ne => o != Ordering::Equal,
+        CmpOp::Lt => o == Ordering::Less,
+        CmpOp::Le => o != Ordering::Greater,
+        CmpOp::Gt => o == Ordering::Greater,
+        CmpOp::Ge => o != Ordering::Less,
+    }
+}
+
+/// Render a non-symbol value as text (fact files, `to_string`).
+pub fn show(base: Base, v: u32) -> String {
+    match base {
+        Base::Num => (v as i32).to_string(),
+        Base::Uns => v.to_string(),
+        Base::Flt => f(v).to_string(),
+        Base::Sym => unreachable!("symbols are resolved by the caller"),
+    }
+}
+
+/// Parse a number column of a fact file (Soufflé's reader: decimal for
+/// `number`; decimal, `0x` or `0b` for `unsigned`).
+pub fn parse_value(base: Base, s: &str) -> Option<u32> {
+    match base {
+        Base::Num => s.parse::<i32>().ok().map(|v| v as u32),
+        Base::Uns => parse_radix_u32(s),
+        Base::Flt => s.parse::<f32>().ok().map(f32::to_bits),
+        Base::Sym => None,
+    }
+}
+
+fn parse_radix_u32(s: &str) -> Option<u32> {
+    if let Some(h) = s.strip_prefix("0x") {
+        u32::from_str_radix(h, 16).ok()
+    } else if let Some(b) = s.strip_prefix("0b") {
+        u32::from_str_radix(b, 2).ok()
+    } else {
+        s.parse::<u32>().ok()
+    }
+}
+
+/// `to_number` / `to_unsigned` / `to_float` of a string: Soufflé accepts
+/// decimal, `0x` and `0b` forms for integers; anything else is an error.
+pub fn from_string(to: Base, s: &str) -> Result<u32> {
+    let r = match to {
+        Base::Num => stoi_like(s),
+        Base::Uns => parse_radix_u32(s),
+        Base::Flt => s.parse::<f32>().ok().map(f32::to_bits),
+        Base::Sym => unreachable!(),
+    };
+    match r {
+        Some(v) => Ok(v),
+        None => bail!(
+            "wrong string provided by `to_{}(\"{s}\")` functor",
+            match to {
+                Base::Num => "number",
+                Base::Uns => "unsigned",
+                _ => "float",
+            }
+        ),
+    }
+}
+
+/// `to_number` as Soufflé computes it: `0x`/`0b` prefixes select base 16/2;
+/// otherwise C's `stoi`: optional leading whitespace and sign, then the
+/// longest run of digits (trailing text is ignored). No digits, or a value
+/// outside i32, is an error.
+fn stoi_like(s: &str) -> Option<u32> {
+    let (neg, body, radix) = if let Some(h) = s.strip_prefix("-0x") {
+        (true, h, 16)
+    } else if let Some(h) = s.strip_prefix("0x") {
+        (false, h, 16)
+    } else if let Some(b) = s.strip_prefix("-0b") {
+        (true, b, 2)
+    } else if let Some(b) = s.strip_prefix("0b") {
+        (false, b, 2)
+    } else {
+        let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+        match t.strip_prefix('-') {
+            Some(r) => (true, r, 10),
+            None => (false, t.strip_prefix('+').unwrap_or(t), 10),
+        }
+    };
+    let digits: &str = &body[..body
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(body.len())];
+    if digits.is_empty() {
+        return None;
+    }
+    let mag = i64::from_str_radix(digits, radix).ok()?;
+    let v = if neg { -mag } else { mag };
+    (v >= i32::MIN as i64 && v <= i32::MAX as i64).then_some(v as i32 as u32)
+}
+
+/// Numeric conversion between number/unsigned/float (C++ cast semantics).
+pub fn convert(from: Base, to: Base, v: u32) -> u32 {
+    let as_f64 = match from {
+        Base::Num => (v as i32) as f64,
+        Base::Uns => v as f64,
+        Base::Flt => f(v) as f64,
+        Base::Sym => unreachable!(),
+    };
+    match (from, to) {
+        (Base::Num, Base::Uns) | (Base::Uns, Base::Num) => v,
+        (_, Base::Num) => as_f64 as i32 as u32,
+        (_, Base::Uns) => as_f64 as i64 as u32,
+        (_, Base::Flt) => (as_f64 as f32).to_bits(),
+        _ => v,
+    }
+}
+
+/// Soufflé's `substr(s, start, len)`: byte offsets; a start outside the string
+/// yields "" with a warning, a length past the end is clipped.
+pub fn substr(s: &str, start: i32, len: i32) -> String {
+    let bytes = s.as_bytes();
+    if start < 0 || start as usize > bytes.len() {
+        eprintln!(
+            "warning: wrong index position provided by substr(\"{s}\",{start},{len}) functor."
+        );
+        return String::new();
+    }
+    let start = start as usize;
+    let end = if len < 0 {
+        bytes.len()
+    } else {
+        (start + len as usize).min(bytes.len())
+    };
+    String::from_utf8_lossy(&bytes[start..end]).into_owned()
+}

@@ -1,0 +1,1004 @@
+//! Lexer and recursive-descent parser for the supported Soufflé subset.
+//!
+//! `#include "path"` is resolved here (relative to the including file), so
+//! every token keeps the position in the file it came from.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Result, anyhow};
+
+use super::ast::*;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Underscore,
+    /// Integer literal text (decimal, 0x.., 0b..), with `u` suffix flag.
+    Int(String, bool),
+    Float(String),
+    Str(String),
+    /// `.decl`, `.type`, ... (name without the dot)
+    Dir(String),
+    Include(String),
+    P(&'static str),
+    Eof,
+}
+
+struct Token {
+    tok: Tok,
+    loc: Loc,
+}
+
+const PUNCTS: [&str; 24] = [
+    ":-", "<:", "!=", "<=", ">=", "(", ")", "{", "}", ",", ".", ":", ";", "!", "=", "<", ">", "+",
+    "-", "*", "/", "%", "^", "|",
+];
+
+fn lex(file: &Arc<str>, text: &str) -> Result<Vec<Token>> {
+    let bytes = text.as_bytes();
+    let mut toks = Vec::new();
+    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
+    let mut at_line_start = true;
+    macro_rules! loc {
+        ($l:expr, $c:expr) => {
+            Loc {
+                file: file.clone(),
+                line: $l,
+                col: $c,
+            }
+        };
+    }
+    // Advance over bytes [i, j), tracking line/column (columns count characters).
+    let advance = |i: &mut usize, j: usize, line: &mut u32, col: &mut u32| {
+        while *i < j {
+            if bytes[*i] == b'\n' {
+                *line += 1;
+                *col = 1;
+            } else if bytes[*i] & 0xC0 != 0x80 {
+                *col += 1;
+            }
+            *i += 1;
+        }
+    };
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\n' {
+            {
+                let to = i + 1;
+                advance(&mut i, to, &mut line, &mut col);
+            }
+            at_line_start = true;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            {
+                let to = i + 1;
+                advance(&mut i, to, &mut line, &mut col);
+            }
+            continue;
+        }
+        let (sl, sc) = (line, col);
+        if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            let j = text[i..].find('\n').map_or(bytes.len(), |k| i + k);
+            advance(&mut i, j, &mut line, &mut col);
+            continue;
+        }
+        if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            let Some(k) = text[i + 2..].find("*/") else {
+                return Err(err_at(&loc!(sl, sc), "unterminated block comment"));
+            };
+            {
+                let to = i + 2 + k + 2;
+                advance(&mut i, to, &mut line, &mut col);
+            }
+            continue;
+        }
+        if c == b'#' {
+            let j = text[i..].find('\n').map_or(bytes.len(), |k| i + k);
+            let directive = text[i..j].trim_end();
+            let l = loc!(sl, sc);
+            if !at_line_start {
+                return Err(err_at(&l, "unexpected `#`"));
+            }
+            let rest = directive.strip_prefix('#').unwrap().trim_start();
+            let Some(arg) = rest.strip_prefix("include") else {
+                return Err(err_at(
+                    &l,
+                    format!("unsupported preprocessor directive `{directive}`"),
+                ));
+            };
+            let arg = arg.trim();
+            if arg.len() < 2 || !arg.starts_with('"') || !arg.ends_with('"') {
+                return Err(err_at(&l, "expected `#include \"relative/path.dl\"`"));
+            }
+            toks.push(Token {
+                tok: Tok::Include(arg[1..arg.len() - 1].to_string()),
+                loc: l,
+            });
+            advance(&mut i, j, &mut line, &mut col);
+            continue;
+        }
+        at_line_start = false;
+        let l = loc!(sl, sc);
+        if c == b'"' {
+            let mut s = String::new();
+            let mut j = i + 1;
+            loop {
+                let Some(&b) = bytes.get(j) else {
+                    return Err(err_at(&l, "unterminated string literal"));
+                };
+                match b {
+                    b'"' => break,
+                    b'\n' => return Err(err_at(&l, "unterminated string literal")),
+                    b'\\' => {
+                        let e = *bytes
+                            .get(j + 1)
+                            .ok_or_else(|| err_at(&l, "unterminated string literal"))?;
+                        s.push(match e {
+                            b'"' => '"',
+                            b'\'' => '\'',
+                            b'\\' => '\\',
+                            b'a' => '\x07',
+                            b'b' => '\x08',
+                            b'f' => '\x0c',
+                            b'n' => '\n',
+                            b'r' => '\r',
+                            b't' => '\t',
+                            b'v' => '\x0b',
+                            _ => {
+                                let ch = text[j + 1..].chars().next().unwrap();
+                                return Err(err_at(&l, format!("Unknown escape sequence \\{ch}")));
+                            }
+                        });
+                        j += 2;
+                    }
+                    _ => {
+                        let ch = text[j..].chars().next().unwrap();
+                        s.push(ch);
+                        j += ch.len_utf8();
+                    }
+                }
+            }
+            toks.push(Token {
+                tok: Tok::Str(s),
+                loc: l,
+            });
+            advance(&mut i, j + 1, &mut line, &mut col);
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let mut j = i;
+            let tok;
+            if c == b'0'
+                && matches!(bytes.get(i + 1), Some(b'x') | Some(b'b'))
+                && bytes.get(i + 2).is_some_and(|b| b.is_ascii_hexdigit())
+            {
+                j += 2;
+                while j < bytes.len() && bytes[j].is_ascii_alphanumeric() {
+                    j += 1;
+                }
+                let mut t = text[i..j].to_string();
+                let uns = t.ends_with('u');
+                if uns {
+                    t.pop();
+                }
+                tok = Tok::Int(t, uns);
+            } else {
+                while j < bytes.len() && bytes[j].is_ascii_digit() {
+                    j += 1;
+                }
+                if bytes.get(j) == Some(&b'.')
+                    && bytes.get(j + 1).is_some_and(|b| b.is_ascii_digit())
+                {
+                    j += 1;
+                    while j < bytes.len() && bytes[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    tok = Tok::Float(text[i..j].to_string());
+                } else if bytes.get(j) == Some(&b'u') {
+                    tok = Tok::Int(text[i..j].to_string(), true);
+                    j += 1;
+                } else {
+                    tok = Tok::Int(text[i..j].to_string(), false);
+                }
+            }
+            if j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                return Err(err_at(&l, format!("malformed number `{}`", &text[i..=j])));
+            }
+            toks.push(Token { tok, loc: l });
+            advance(&mut i, j, &mut line, &mut col);
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'?' {
+            let mut j = i + 1;
+            while j < bytes.len()
+                && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_' || bytes[j] == b'?')
+            {
+                j += 1;
+            }
+            let w = &text[i..j];
+            toks.push(Token {
+                tok: if w == "_" {
+                    Tok::Underscore
+                } else {
+                    Tok::Ident(w.to_string())
+                },
+                loc: l,
+            });
+            advance(&mut i, j, &mut line, &mut col);
+            continue;
+        }
+        if c == b'.' && bytes.get(i + 1).is_some_and(|b| b.is_ascii_alphabetic()) {
+            let mut j = i + 1;
+            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                j += 1;
+            }
+            toks.push(Token {
+                tok: Tok::Dir(text[i + 1..j].to_string()),
+                loc: l,
+            });
+            advance(&mut i, j, &mut line, &mut col);
+            continue;
+        }
+        let Some(p) = PUNCTS.iter().find(|p| text[i..].starts_with(**p)) else {
+            let ch = text[i..].chars().next().unwrap();
+            match ch {
+                '[' | ']' => return Err(err_at(&l, "records are not supported")),
+                '$' => {
+                    return Err(err_at(
+                        &l,
+                        "`$` (autoincrement / ADT constructors) is not supported",
+                    ));
+                }
+                '@' => {
+                    return Err(err_at(
+                        &l,
+                        "user-defined functors and annotations are not supported",
+                    ));
+                }
+                _ => {}
+            }
+            return Err(err_at(&l, format!("unexpected character `{ch}`")));
+        };
+        toks.push(Token {
+            tok: Tok::P(p),
+            loc: l,
+        });
+        {
+            let to = i + p.len();
+            advance(&mut i, to, &mut line, &mut col);
+        }
+    }
+    toks.push(Token {
+        tok: Tok::Eof,
+        loc: loc!(line, col),
+    });
+    Ok(toks)
+}
+
+/// Names that are functors, not relations, when followed by `(`.
+const FUNCTORS: [&str; 13] = [
+    "cat",
+    "strlen",
+    "substr",
+    "to_number",
+    "to_string",
+    "to_unsigned",
+    "to_float",
+    "ord",
+    "min",
+    "max",
+    "as",
+    "contains",
+    "match",
+];
+
+const KEYWORDS_UNSUPPORTED: [&str; 8] = [
+    "mean", "nil", "range", "autoinc", "lxor", "bshru", "true", "false",
+];
+
+struct Parser<'a> {
+    toks: Vec<Token>,
+    pos: usize,
+    out: &'a mut Source,
+    dir: PathBuf,
+    stack: &'a mut Vec<PathBuf>,
+}
+
+/// Parse a program from a file, following `#include`s.
+pub fn parse_file(path: &Path) -> Result<Source> {
+    let mut src = Source::default();
+    let mut stack = Vec::new();
+    parse_into(
+        path,
+        &path.display().to_string(),
+        None,
+        &mut src,
+        &mut stack,
+    )?;
+    Ok(src)
+}
+
+/// Parse a program held in memory; `#include` paths resolve against the current directory.
+pub fn parse_source(name: &str, text: &str) -> Result<Source> {
+    let mut src = Source::default();
+    let mut stack = Vec::new();
+    parse_text(name, text, Path::new("."), &mut src, &mut stack)?;
+    Ok(src)
+}
+
+fn parse_into(
+    path: &Path,
+    shown: &str,
+    from: Option<&Loc>,
+    out: &mut Source,
+    stack: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| match from {
+        Some(l) => err_at(
+            l,
+            format!("cannot read included file {}: {e}", path.display()),
+        ),
+        None => anyhow!("cannot read program {}: {e}", path.display()),
+    })?;
+    let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    if stack.contains(&canon) {
+        return Err(err_at(
+            from.unwrap(),
+            format!("recursive #include of {}", path.display()),
+        ));
+    }
+    stack.push(canon);
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    parse_text(shown, &text, &dir, out, stack)?;
+    stack.pop();
+    Ok(())
+}
+
+fn parse_text(
+    name: &str,
+    text: &str,
+    dir: &Path,
+    out: &mut Source,
+    stack: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let file: Arc<str> = Arc::from(name);
+    let toks = lex(&file, text)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        out,
+        dir: dir.to_path_buf(),
+        stack,
+    };
+    p.program()
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+    fn peek2(&self) -> &Tok {
+        &self.toks[(self.pos + 1).min(self.toks.len() - 1)].tok
+    }
+    fn loc(&self) -> Loc {
+        self.toks[self.pos].loc.clone()
+    }
+    fn bump(&mut self) -> Tok {
+        let t = self.toks[self.pos].tok.clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn is(&self, p: &str) -> bool {
+        matches!(self.peek(), Tok::P(q) if *q == p)
+    }
+    fn eat(&mut self, p: &str) -> bool {
+        if self.is(p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn describe(t: &Tok) -> String {
+        match t {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Underscore => "`_`".into(),
+            Tok::Int(s, u) => format!("`{s}{}`", if *u { "u" } else { "" }),
+            Tok::Float(s) => format!("`{s}`"),
+            Tok::Str(s) => format!("string \"{s}\""),
+            Tok::Dir(s) => format!("`.{s}`"),
+            Tok::Include(_) => "`#include`".into(),
+            Tok::P(p) => format!("`{p}`"),
+            Tok::Eof => "end of file".into(),
+        }
+    }
+    fn unexpected<T>(&self, what: &str) -> Result<T> {
+        Err(err_at(
+            &self.loc(),
+            format!(
+                "syntax error: expected {what}, found {}",
+                Self::describe(self.peek())
+            ),
+        ))
+    }
+    fn expect(&mut self, p: &str) -> Result<()> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            self.unexpected(&format!("`{p}`"))
+        }
+    }
+    fn ident(&mut self) -> Result<String> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.bump();
+                Ok(s)
+            }
+            _ => self.unexpected("an identifier"),
+        }
+    }
+    /// A (possibly dotted) type or relation name. Qualified names are not supported.
+    fn name(&mut self) -> Result<String> {
+        self.ident()
+    }
+
+    fn program(&mut self) -> Result<()> {
+        loop {
+            let loc = self.loc();
+            match self.peek().clone() {
+                Tok::Eof => return Ok(()),
+                Tok::Include(rel) => {
+                    self.bump();
+                    let path = self.dir.join(&rel);
+                    let shown = path.display().to_string();
+                    parse_into(&path, &shown, Some(&loc), self.out, self.stack)?;
+                }
+                Tok::Dir(d) => {
+                    self.bump();
+                    match d.as_str() {
+                        "type" => self.type_decl(loc)?,
+                        "decl" => self.rel_decl(loc)?,
+                        "input" => self.io(IoKind::Input)?,
+                        "output" => self.io(IoKind::Output)?,
+                        "printsize" => self.io(IoKind::PrintSize)?,
+                        _ => return Err(err_at(&loc, format!("unsupported directive `.{d}`"))),
+                    }
+                }
+                Tok::Ident(_) => self.clause()?,
+                _ => return self.unexpected("a directive or a clause"),
+            }
+        }
+    }
+
+    fn type_decl(&mut self, loc: Loc) -> Result<()> {
+        let name = self.ident()?;
+        let def = if self.eat("<:") {
+            TypeDef::Subset(self.name()?)
+        } else if self.eat("=") {
+            if self.is("[") || self.is("{") {
+                return Err(err_at(
+                    &self.loc(),
+                    "record and ADT types are not supported",
+                ));
+            }
+            let mut members = vec![self.name()?];
+            while self.eat("|") {
+                members.push(self.name()?);
+            }
+            if self.is("{") {
+                return Err(err_at(&self.loc(), "ADT types are not supported"));
+            }
+            TypeDef::Union(members)
+        } else {
+            return self.unexpected("`<:` or `=`");
+        };
+        self.out.types.push(TypeDecl { name, def, loc });
+        Ok(())
+    }
+
+    fn rel_decl(&mut self, loc: Loc) -> Result<()> {
+        let name = self.ident()?;
+        self.expect("(")?;
+        let mut attrs = Vec::new();
+        if !self.is(")") {
+            loop {
+                let aloc = self.loc();
+                let an = self.ident()?;
+                self.expect(":")?;
+                let ty = self.name()?;
+                attrs.push(Attr {
+                    name: an,
+                    ty,
+                    loc: aloc,
+                });
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(")")?;
+        // Representation qualifiers (btree, brie, eqrel, ...) and choice-domain are not supported.
+        if let Tok::Ident(q) = self.peek().clone() {
+            let l = self.loc();
+            if !matches!(self.peek2(), Tok::P("(")) {
+                return Err(err_at(&l, format!("unsupported relation qualifier `{q}`")));
+            }
+        }
+        self.out.decls.push(RelDecl { name, attrs, loc });
+        Ok(())
+    }
+
+    fn io(&mut self, kind: IoKind) -> Result<()> {
+        let mut rels = vec![(self.loc(), self.ident()?)];
+        while self.eat(",") {
+            rels.push((self.loc(), self.ident()?));
+        }
+        let mut params = Vec::new();
+        if self.eat("(") {
+            if !self.is(")") {
+                loop {
+                    let key = self.ident()?;
+                    self.expect("=")?;
+                    let val = match self.bump() {
+                        Tok::Str(s) | Tok::Ident(s) => s,
+                        Tok::Int(s, _) => s,
+                        _ => {
+                            self.pos -= 1;
+                            return self.unexpected("a parameter value");
+                        }
+                    };
+                    params.push((key, val));
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+            }
+            self.expect(")")?;
+        }
+        for (l, rel) in rels {
+            self.out.ios.push(IoDirective {
+                kind,
+                rel,
+                params: params.clone(),
+                loc: l,
+            });
+        }
+        Ok(())
+    }
+
+    fn clause(&mut self) -> Result<()> {
+        let loc = self.loc();
+        let mut heads = vec![self.atom()?];
+        while self.eat(",") {
+            heads.push(self.atom()?);
+        }
+        if self.eat(".") {
+            self.out.clauses.push(Clause {
+                heads,
+                body: vec![],
+                loc,
+            });
+            return Ok(());
+        }
+        if !self.is(":-") {
+            return self.unexpected("`.` or `:-`");
+        }
+        self.bump();
+        let bodies = self.disjunction()?;
+        if self.is("@") || matches!(self.peek(), Tok::Dir(d) if d == "plan") {
+            return Err(err_at(&self.loc(), "`.plan` is not supported"));
+        }
+        self.expect(".")?;
+        for body in bodies {
+            self.out.clauses.push(Clause {
+                heads: heads.clone(),
+                body,
+                loc: loc.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn atom(&mut self) -> Result<Atom> {
+        let loc = self.loc();
+        let name = self.ident()?;
+        if FUNCTORS.contains(&name.as_str()) && !matches!(name.as_str(), "min" | "max") {
+            // fallthrough: a relation may not use a functor name; report it plainly
+            return Err(err_at(
+                &loc,
+                format!("syntax error: `{name}` is a functor, not a relation"),
+            ));
+        }
+        self.expect("(")?;
+        let mut args = Vec::new();
+        if !self.is(")") {
+            loop {
+                args.push(self.term()?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(")")?;
+        Ok(Atom { name, args, loc })
+    }
+
+    /// body := conj (';' conj)* ; returns the alternatives in DNF.
+    fn disjunction(&mut self) -> Result<Vec<Vec<Literal>>> {
+        let mut alts = self.conjunction()?;
+        while self.eat(";") {
+            alts.extend(self.conjunction()?);
+        }
+        Ok(alts)
+    }
+
+    fn conjunction(&mut self) -> Result<Vec<Vec<Literal>>> {
+        let mut acc: Vec<Vec<Literal>> = vec![vec![]];
+        loop {
+            let unit = self.unit()?;
+            let mut next = Vec::with_capacity(acc.len() * unit.len());
+            for a in &acc {
+                for u in &unit {
+                    let mut v = a.clone();
+                    v.extend(u.iter().cloned());
+                    next.push(v);
+                }
+            }
+            acc = next;
+            if acc.len() > 4096 {
+                return Err(err_at(
+                    &self.loc(),
+                    "disjunction expands to too many clauses",
+                ));
+            }
+            if !self.eat(",") {
+                return Ok(acc);
+            }
+        }
+    }
+
+    fn is_paren_body(&self) -> bool {
+        // `(` starts a nested disjunction unless it is an arithmetic parenthesis,
+        // i.e. a term followed by a comparison. Scan to the matching `)`.
+        let mut depth = 0;
+        let mut i = self.pos;
+        let mut saw_sep = false;
+        while i < self.toks.len() {
+            match &self.toks[i].tok {
+                Tok::P("(") | Tok::P("{") => depth += 1,
+                Tok::P(")") | Tok::P("}") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let after = &self.toks[(i + 1).min(self.toks.len() - 1)].tok;
+                        let cmp = matches!(
+                            after,
+                            Tok::P(
+                                "=" | "!="
+                                    | "<"
+                                    | "<="
+                                    | ">"
+                                    | ">="
+                                    | "+"
+                                    | "-"
+                                    | "*"
+                                    | "/"
+                                    | "%"
+                                    | "^"
+                            )
+                        ) || matches!(after, Tok::Ident(w) if ["band","bor","bxor","bshl","bshr","land","lor"].contains(&w.as_str()));
+                        return saw_sep || !cmp;
+                    }
+                }
+                Tok::P(";") | Tok::P("!") if depth == 1 => saw_sep = true,
+                Tok::P(",") if depth == 1 => saw_sep = true,
+                Tok::Eof => return false,
+                _ => {}
+            }
+            i += 1;
+        }
+        false
+    }
+
+    fn unit(&mut self) -> Result<Vec<Vec<Literal>>> {
+        if self.is("(") && self.is_paren_body() {
+            self.bump();
+            let d = self.disjunction()?;
+            self.expect(")")?;
+            return Ok(d);
+        }
+        Ok(vec![vec![self.literal()?]])
+    }
+
+    fn literal(&mut self) -> Result<Literal> {
+        let loc = self.loc();
+        if self.eat("!") {
+            let l2 = self.loc();
+            if let Tok::Ident(n) = self.peek().clone()
+                && matches!(self.peek2(), Tok::P("("))
+            {
+                if n == "contains" || n == "match" {
+                    return match self.literal()? {
+                        Literal::Contains(_, a, b, l) => Ok(Literal::Contains(true, a, b, l)),
+                        Literal::Match(_, a, b, l) => Ok(Literal::Match(true, a, b, l)),
+                        _ => unreachable!(),
+                    };
+                }
+                if !FUNCTORS.contains(&n.as_str()) {
+                    return Ok(Literal::Neg(self.atom()?));
+                }
+            }
+            return Err(err_at(
+                &l2,
+                "unsupported negation: only `!relation(..)`, `!contains(..)` and `!match(..)` are supported",
+            ));
+        }
+        if let Tok::Ident(n) = self.peek().clone() {
+            if KEYWORDS_UNSUPPORTED.contains(&n.as_str()) && !matches!(self.peek2(), Tok::P("(")) {
+                return Err(err_at(&loc, format!("`{n}` is not supported")));
+            }
+            if matches!(self.peek2(), Tok::P("(")) {
+                if n == "contains" || n == "match" {
+                    self.bump();
+                    self.bump();
+                    let a = self.term()?;
+                    self.expect(",")?;
+                    let b = self.term()?;
+                    self.expect(")")?;
+                    return Ok(if n == "contains" {
+                        Literal::Contains(false, a, b, loc)
+                    } else {
+                        Literal::Match(false, a, b, loc)
+                    });
+                }
+                if !FUNCTORS.contains(&n.as_str()) && !KEYWORDS_UNSUPPORTED.contains(&n.as_str()) {
+                    return Ok(Literal::Pos(self.atom()?));
+                }
+            }
+        }
+        let lhs = self.term()?;
+        let op = match self.peek() {
+            Tok::P("=") => CmpOp::Eq,
+            Tok::P("!=") => CmpOp::Ne,
+            Tok::P("<") => CmpOp::Lt,
+            Tok::P("<=") => CmpOp::Le,
+            Tok::P(">") => CmpOp::Gt,
+            Tok::P(">=") => CmpOp::Ge,
+            _ => return self.unexpected("a comparison operator (`=`, `!=`, `<`, `<=`, `>`, `>=`)"),
+        };
+        self.bump();
+        let rhs = self.term()?;
+        Ok(Literal::Cmp(op, lhs, rhs, loc))
+    }
+
+    // ---- terms, with Soufflé's precedence (lowest first) ----
+    fn term(&mut self) -> Result<Term> {
+        self.binary(0)
+    }
+
+    fn binop_at(&self, level: usize) -> Option<BinOp> {
+        let t = self.peek();
+        let word = |w: &str| matches!(t, Tok::Ident(s) if s == w);
+        match level {
+            0 if word("lor") => Some(BinOp::Lor),
+            1 if word("land") => Some(BinOp::Land),
+            2 if word("bor") => Some(BinOp::Bor),
+            3 if word("bxor") => Some(BinOp::Bxor),
+            4 if word("band") => Some(BinOp::Band),
+            5 if word("bshl") => Some(BinOp::Bshl),
+            5 if word("bshr") => Some(BinOp::Bshr),
+            6 if self.is("+") => Some(BinOp::Add),
+            6 if self.is("-") => Some(BinOp::Sub),
+            7 if self.is("*") => Some(BinOp::Mul),
+            7 if self.is("/") => Some(BinOp::Div),
+            7 if self.is("%") => Some(BinOp::Mod),
+            _ => None,
+        }
+    }
+
+    fn binary(&mut self, level: usize) -> Result<Term> {
+        if level == 8 {
+            return self.unary();
+        }
+        let mut lhs = self.binary(level + 1)?;
+        while let Some(op) = self.binop_at(level) {
+            let loc = self.loc();
+            self.bump();
+            let rhs = self.binary(level + 1)?;
+            lhs = Term::Bin(op, Box::new(lhs), Box::new(rhs), loc);
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Term> {
+        let loc = self.loc();
+        let op = match self.peek() {
+            Tok::P("-") => Some(UnOp::Neg),
+            Tok::Ident(w) if w == "bnot" => Some(UnOp::Bnot),
+            Tok::Ident(w) if w == "lnot" => Some(UnOp::Lnot),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.bump();
+            let inner = self.unary()?;
+            // Fold `-literal` so that i32::MIN is expressible.
+            if op == UnOp::Neg {
+                match &inner {
+                    Term::Number(n, _) => return Ok(Term::Number(-n, loc)),
+                    Term::Float(f, _) => return Ok(Term::Float(-f, loc)),
+                    _ => {}
+                }
+            }
+            return Ok(Term::Un(op, Box::new(inner), loc));
+        }
+        let base = self.primary()?;
+        if self.is("^") {
+            let loc = self.loc();
+            self.bump();
+            let rhs = self.unary()?;
+            return Ok(Term::Bin(BinOp::Pow, Box::new(base), Box::new(rhs), loc));
+        }
+        Ok(base)
+    }
+
+    fn primary(&mut self) -> Result<Term> {
+        let loc = self.loc();
+        match self.peek().clone() {
+            Tok::Underscore => {
+                self.bump();
+                Ok(Term::Anon(loc))
+            }
+            Tok::Str(s) => {
+                self.bump();
+                Ok(Term::Str(s, loc))
+            }
+            Tok::Float(s) => {
+                self.bump();
+                s.parse::<f32>()
+                    .map(|f| Term::Float(f, loc.clone()))
+                    .map_err(|_| err_at(&loc, "invalid float"))
+            }
+            Tok::Int(s, uns) => {
+                self.bump();
+                let (digits, radix) = if let Some(h) = s.strip_prefix("0x") {
+                    (h, 16)
+                } else if let Some(b) = s.strip_prefix("0b") {
+                    (b, 2)
+                } else {
+                    (s.as_str(), 10)
+                };
+                if uns {
+                    u32::from_str_radix(digits, radix)
+                        .map(|v| Term::Unsigned(v, loc.clone()))
+                        .map_err(|_| {
+                            err_at(
+                                &loc,
+                                format!("unsigned constant `{s}u` is out of range or malformed"),
+                            )
+                        })
+                } else {
+                    let v = i64::from_str_radix(digits, radix)
+                        .ok()
+                        .filter(|v| *v <= u32::MAX as i64)
+                        .ok_or_else(|| {
+                            err_at(
+                                &loc,
+                                format!("number constant `{s}` is out of range or malformed"),
+                            )
+                        })?;
+                    Ok(Term::Number(v, loc))
+                }
+            }
+            Tok::P("(") => {
+                self.bump();
+                let t = self.term()?;
+                self.expect(")")?;
+                Ok(t)
+            }
+            Tok::Ident(name) => {
+                self.bump();
+                match name.as_str() {
+                    "count" | "sum" | "min" | "max"
+                        if self.is(":") || name == "sum" || name == "count" || !self.is("(") =>
+                    {
+                        return self.aggregate(&name, loc);
+                    }
+                    _ => {}
+                }
+                if KEYWORDS_UNSUPPORTED.contains(&name.as_str()) {
+                    return Err(err_at(&loc, format!("`{name}` is not supported")));
+                }
+                if self.is("(") {
+                    if !FUNCTORS.contains(&name.as_str()) {
+                        return Err(err_at(
+                            &loc,
+                            format!(
+                                "unknown functor `{name}` (user-defined functors are not supported)"
+                            ),
+                        ));
+                    }
+                    self.bump();
+                    if name == "as" {
+                        let t = self.term()?;
+                        self.expect(",")?;
+                        let ty = self.name()?;
+                        self.expect(")")?;
+                        return Ok(Term::As(Box::new(t), ty, loc));
+                    }
+                    let mut args = Vec::new();
+                    if !self.is(")") {
+                        loop {
+                            args.push(self.term()?);
+                            if !self.eat(",") {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(")")?;
+                    if (name == "min" || name == "max") && self.is(":") {
+                        // `min (expr) : body` — an aggregate whose target is parenthesized.
+                        if args.len() != 1 {
+                            return self.unexpected("a single aggregate target");
+                        }
+                        let target = args.pop();
+                        return self.aggregate_rest(&name, target, loc);
+                    }
+                    if name == "contains" || name == "match" {
+                        return Err(err_at(
+                            &loc,
+                            format!("`{name}` is a constraint, not a value"),
+                        ));
+                    }
+                    return Ok(Term::Call(name, args, loc));
+                }
+                Ok(Term::Var(name, loc))
+            }
+            _ => self.unexpected("a term"),
+        }
+    }
+
+    fn aggregate(&mut self, name: &str, loc: Loc) -> Result<Term> {
+        let target = if name == "count" {
+            None
+        } else {
+            if self.is(":") {
+                return self.unexpected(&format!("a target expression after `{name}`"));
+            }
+            Some(self.term()?)
+        };
+        self.aggregate_rest(name, target, loc)
+    }
+
+    fn aggregate_rest(&mut self, name: &str, target: Option<Term>, loc: Loc) -> Result<Term> {
+        let op = match name {
+            "count" => AggOp::Count,
+            "sum" => AggOp::Sum,
+            "min" => AggOp::Min,
+            _ => AggOp::Max,
+        };
+        self.expect(":")?;
+        let body = if self.eat("{") {
+            let blloc = self.loc();
+            let mut alts = self.disjunction()?;
+            self.expect("}")?;
+            if alts.len() != 1 {
+                return Err(err_at(
+                    &blloc,
+                    "disjunction inside an aggregate body is not supported",
+                ));
+            }
+            alts.pop().unwrap()
+        } else {
+            vec![Literal::Pos(self.atom()?)]
+        };
+        Ok(Term::Agg(Box::new(Aggregate {
+            op,
+            target,
+            body,
+            loc,
+        })))
+    }
+}

@@ -1,0 +1,185 @@
+//! Helpers for tests that run the real `llfacts` binary on modules clang-19 compiles at
+//! test time.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn llfacts() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_llfacts"))
+}
+
+/// A fresh, empty scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub fn clang() -> PathBuf {
+    for candidate in ["/usr/lib/llvm-19/bin/clang", "/usr/bin/clang-19"] {
+        if Path::new(candidate).exists() {
+            return candidate.into();
+        }
+    }
+    panic!("clang-19 is required by the tests: run `apt-get install clang-19`");
+}
+
+/// Compiles C to bitcode with clang-19.
+pub fn compile(src: &Path, out: &Path, flags: &[&str]) {
+    let status = Command::new(clang())
+        .args(["-c", "-emit-llvm", "-Wno-everything"])
+        .args(flags)
+        .arg(src)
+        .arg("-o")
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "clang-19 failed on {}", src.display());
+}
+
+/// Compiles a C snippet written in the test.
+pub fn compile_snippet(dir: &Path, name: &str, code: &str, flags: &[&str]) -> PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, code).unwrap();
+    let out = dir.join(format!("{name}.bc"));
+    compile(&src, &out, flags);
+    out
+}
+
+/// Every C fixture at -O0 -g and at -O2, compiled once per test binary.
+pub fn c_fixtures() -> &'static [PathBuf] {
+    static BUILT: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = scratch("c-fixtures");
+        let mut out = Vec::new();
+        let mut sources: Vec<PathBuf> = std::fs::read_dir(repo().join("fixtures/c"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        sources.sort();
+        for src in sources
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        {
+            let stem = src.file_stem().unwrap().to_string_lossy();
+            for (tag, flags) in [("O0", &["-O0", "-g"][..]), ("O2", &["-O2"][..])] {
+                let bc = dir.join(format!("{stem}.{tag}.bc"));
+                compile(src, &bc, flags);
+                out.push(bc);
+            }
+        }
+        out
+    })
+}
+
+/// The hand-written .ll fixtures.
+pub fn ll_fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(repo().join("fixtures/ll"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.retain(|p| p.extension().is_some_and(|e| e == "ll"));
+    v.sort();
+    v
+}
+
+pub fn all_fixtures() -> Vec<PathBuf> {
+    let mut v = c_fixtures().to_vec();
+    v.extend(ll_fixtures());
+    v
+}
+
+pub fn extract(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
+    llfacts()
+        .arg("extract")
+        .args(inputs)
+        .arg("-o")
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+pub fn extract_ok(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
+    let o = extract(inputs, out, extra);
+    assert!(
+        o.status.success(),
+        "llfacts extract failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A fact directory, read back as rows of fields (still escaped, as Soufflé would see them).
+pub struct Facts {
+    dir: PathBuf,
+    cache: std::cell::RefCell<HashMap<String, std::rc::Rc<Vec<Vec<String>>>>>,
+}
+
+impl Facts {
+    pub fn open(dir: &Path) -> Facts {
+        Facts {
+            dir: dir.to_path_buf(),
+            cache: Default::default(),
+        }
+    }
+
+    pub fn rows(&self, rel: &str) -> std::rc::Rc<Vec<Vec<String>>> {
+        if let Some(r) = self.cache.borrow().get(rel) {
+            return r.clone();
+        }
+        let path = self.dir.join(format!("{rel}.facts"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let rows: Vec<Vec<String>> = text
+            .lines()
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect();
+        let rows = std::rc::Rc::new(rows);
+        self.cache
+            .borrow_mut()
+            .insert(rel.to_string(), rows.clone());
+        rows
+    }
+
+    pub fn has(&self, rel: &str, row: &[&str]) -> bool {
+        self.rows(rel)
+            .iter()
+            .any(|r| r.iter().map(String::as_str).eq(row.iter().copied()))
+    }
+
+    #[track_caller]
+    pub fn assert_has(&self, rel: &str, row: &[&str]) {
+        if !self.has(rel, row) {
+            let rows = self.rows(rel);
+            let near: Vec<&Vec<String>> = rows
+                .iter()
+                .filter(|r| r.first().map(String::as_str) == row.first().copied())
+                .take(8)
+                .collect();
+            panic!("{rel} lacks {row:?}; rows with the same first field: {near:?}");
+        }
+    }
+
+    /// Values of column `col` in rows whose first column is `key`.
+    pub fn lookup(&self, rel: &str, key: &str, col: usize) -> Vec<String> {
+        self.rows(rel)
+            .iter()
+            .filter(|r| r[0] == key)
+            .map(|r| r[col].clone())
+            .collect()
+    }
+
+    pub fn one(&self, rel: &str, key: &str, col: usize) -> String {
+        let v = self.lookup(rel, key, col);
+        assert_eq!(v.len(), 1, "{rel} for {key}: {v:?}");
+        v[0].clone()
+    }
+}

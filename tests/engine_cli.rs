@@ -1,0 +1,412 @@
+//! `llfacts run` through the real binary: Soufflé flags, IO parameters,
+//! output format, thread-count independence, and error reporting.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn llfacts(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_llfacts"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run llfacts")
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Assert a failed run: exit code 1, one-line message containing `parts`, no panic.
+fn assert_fails(o: &Output, parts: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+    for p in parts {
+        assert!(err.contains(p), "missing {p:?} in {err}");
+    }
+}
+
+const PROGRAM: &str = r#"
+.decl edge(x: symbol, y: symbol)
+.input edge
+.decl path(x: symbol, y: symbol)
+.output path
+.decl deg(x: symbol, n: number)
+.output deg
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), edge(y, z).
+deg(x, n) :- edge(x, _), n = count : { edge(x, _) }.
+"#;
+
+#[test]
+fn run_reads_facts_and_writes_sorted_tsv() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", PROGRAM);
+    write(d, "facts/edge.facts", "b\tc\na\tb\nb\td\n");
+    let o = llfacts(
+        &[
+            "run", "p.dl", "-F", "facts", "-D", "out", "--engine", "builtin",
+        ],
+        d,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // a->b, b->c, b->d: paths a-b a-c a-d b-c b-d, sorted by string.
+    assert_eq!(read(d, "out/path.csv"), "a\tb\na\tc\na\td\nb\tc\nb\td\n");
+    assert_eq!(read(d, "out/deg.csv"), "a\t1\nb\t2\n");
+}
+
+#[test]
+fn numbers_sort_numerically_in_output() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        ".decl n(x: number)\n.output n\nn(10). n(-5). n(9). n(100).\n",
+    );
+    let o = llfacts(&["run", "p.dl", "-D", "."], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read(d, "n.csv"), "-5\n9\n10\n100\n");
+}
+
+#[test]
+fn output_dir_dash_prints_to_stdout() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        ".decl r(x: number, s: symbol)\n.output r\nr(2, \"b\"). r(1, \"a\").\n",
+    );
+    let o = llfacts(&["run", "p.dl", "-D", "-"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "---------------\nr\n===============\n1\ta\n2\tb\n===============\n"
+    );
+}
+
+#[test]
+fn io_parameters_filename_and_delimiter() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        r#"
+        .decl e(x: number, y: number)
+        .input e(IO=file, filename="sub/edges.csv", delimiter=",")
+        .decl r(x: number, y: number)
+        .output r(IO=file, filename="result.txt", delimiter=";")
+        r(y, x) :- e(x, y).
+        "#,
+    );
+    write(d, "in/sub/edges.csv", "1,2\n3,4\r\n");
+    let o = llfacts(&["run", "p.dl", "-F", "in", "-D", "out"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read(d, "out/result.txt"), "2;1\n4;3\n");
+}
+
+#[test]
+fn absolute_filename_is_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    let abs = d.join("abs.facts");
+    write(d, "abs.facts", "x\n");
+    write(
+        d,
+        "p.dl",
+        &format!(
+            ".decl a(s: symbol)\n.input a(filename=\"{}\")\n.output a\n",
+            abs.display()
+        ),
+    );
+    let o = llfacts(&["run", "p.dl", "-F", "elsewhere", "-D", "out"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read(d, "out/a.csv"), "x\n");
+}
+
+#[test]
+fn output_to_stdout_via_io_param_and_printsize() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        ".decl a(x: number)\n.output a(IO=stdout)\n.printsize a\na(1). a(2).\n",
+    );
+    let o = llfacts(&["run", "p.dl", "-D", "out"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "---------------\na\n===============\n1\n2\n===============\na\t2\n"
+    );
+}
+
+#[test]
+fn jobs_one_and_two_give_identical_outputs() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", PROGRAM);
+    // a 3-ary tree of depth 6 plus some cross edges: thousands of paths.
+    let mut facts = String::new();
+    for i in 1..1093 {
+        facts.push_str(&format!("n{}\tn{}\n", (i - 1) / 3, i));
+        if i % 7 == 0 {
+            facts.push_str(&format!("n{}\tn{}\n", i, i / 7));
+        }
+    }
+    write(d, "facts/edge.facts", &facts);
+    let a = llfacts(&["run", "p.dl", "-F", "facts", "-D", "o1", "-j", "1"], d);
+    let b = llfacts(&["run", "p.dl", "-F", "facts", "-D", "o2", "-j", "2"], d);
+    assert!(
+        a.status.success() && b.status.success(),
+        "{} {}",
+        stderr(&a),
+        stderr(&b)
+    );
+    assert_eq!(read(d, "o1/path.csv"), read(d, "o2/path.csv"));
+    assert_eq!(read(d, "o1/deg.csv"), read(d, "o2/deg.csv"));
+    assert!(read(d, "o1/path.csv").lines().count() > 5000);
+}
+
+#[test]
+fn stats_flag_reports_to_stderr() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", ".decl a(x: number)\n.output a\na(1).\n");
+    let o = llfacts(
+        &["run", "p.dl", "-D", "out", "--stats", "--engine", "builtin"],
+        d,
+    );
+    assert!(o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("derived=1") && e.contains("peak_rss="), "{e}");
+}
+
+#[test]
+fn forcing_souffle_without_souffle_on_path_fails() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", ".decl a(x: number)\n");
+    let o = Command::new(env!("CARGO_BIN_EXE_llfacts"))
+        .args(["run", "p.dl", "--engine", "souffle"])
+        .current_dir(d)
+        .env("PATH", d)
+        .output()
+        .unwrap();
+    assert_fails(&o, &["souffle", "not found on PATH"]);
+    // auto falls back to the builtin engine
+    let o = Command::new(env!("CARGO_BIN_EXE_llfacts"))
+        .args(["run", "p.dl", "--engine", "auto", "-D", "out"])
+        .current_dir(d)
+        .env("PATH", d)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn auto_uses_souffle_when_it_is_on_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    // A stand-in `souffle` that records its arguments.
+    write(
+        d,
+        "bin/souffle",
+        "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\n",
+    );
+    std::fs::set_permissions(
+        d.join("bin/souffle"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    write(d, "p.dl", ".decl a(x: number)\n");
+    let path = format!(
+        "{}:{}",
+        d.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_llfacts"))
+        .args(["run", "p.dl", "-F", "facts", "-D", "out", "-j", "3"])
+        .current_dir(d)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read(d, "bin/args"), "-F facts -D out -j 3 p.dl\n");
+    // --engine builtin ignores it
+    std::fs::remove_file(d.join("bin/args")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_llfacts"))
+        .args(["run", "p.dl", "-D", "out", "--engine", "builtin"])
+        .current_dir(d)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!d.join("bin/args").exists());
+}
+
+// ------------------------------------------------------------ errors
+
+#[test]
+fn program_error_has_file_line_col_and_exit_1() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", ".decl a(x: number)\n\na(x) :- nosuch(x).\n");
+    let o = llfacts(&["run", "p.dl", "-D", "out"], d);
+    assert_fails(&o, &["p.dl:3:9:", "Undefined relation nosuch"]);
+}
+
+#[test]
+fn error_in_included_file_names_that_file() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "inc/rules.dl", ".decl b(x: number)\nb(x) :- b(x, 1).\n");
+    write(d, "p.dl", "#include \"inc/rules.dl\"\n");
+    let o = llfacts(&["run", "p.dl", "-D", "out"], d);
+    assert_fails(
+        &o,
+        &["inc/rules.dl:2:9:", "Mismatching arity of relation b"],
+    );
+}
+
+#[test]
+fn unsafe_variable_and_unstratifiable_program() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "u.dl",
+        ".decl a(x: number)\n.decl b(x: number)\nb(y) :- a(x).\n",
+    );
+    assert_fails(
+        &llfacts(&["run", "u.dl", "-D", "out"], d),
+        &["u.dl:3:3:", "Ungrounded variable y"],
+    );
+    write(
+        d,
+        "s.dl",
+        ".decl a(x: number)\n.decl b(x: number)\na(1).\nb(x) :- a(x), !b(x).\n",
+    );
+    assert_fails(
+        &llfacts(&["run", "s.dl", "-D", "out"], d),
+        &["s.dl:4:16:", "Unable to stratify relation(s) {b}"],
+    );
+}
+
+#[test]
+fn each_rejected_construct_exits_1_with_position() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    let cases: &[(&str, &[&str])] = &[
+        (
+            ".decl a(x: number)\n.comp C {}\n",
+            &["p.dl:2:1:", "unsupported directive `.comp`"],
+        ),
+        (
+            ".decl a(x: number)\na(x) :- b(x).\n",
+            &["p.dl:2:9:", "Undefined relation b"],
+        ),
+        (
+            ".decl a(x: number)\na(x) :- a(x, x).\n",
+            &["p.dl:2:9:", "Mismatching arity of relation a"],
+        ),
+        (
+            ".decl a(x: number)\n.decl s(x: symbol)\na(x) :- s(x).\n",
+            &["p.dl:3:3:", "Type mismatch"],
+        ),
+        (
+            ".decl a(x: number)\na(x + \"1\") :- a(x).\n",
+            &["p.dl:2:5:", "Type mismatch"],
+        ),
+        (
+            ".decl a(x: number)\n.decl n(x: number)\na(x) :- n(x), !n(y).\n",
+            &["p.dl:3:18:", "Ungrounded variable y"],
+        ),
+        (
+            ".decl a(x: number)\n.decl b(x: number)\na(1).\nb(x) :- a(x), !b(x).\n",
+            &["p.dl:4:16:", "Unable to stratify"],
+        ),
+        (
+            ".decl a(x: number)\na(1) :- a(x) a(x).\n",
+            &["p.dl:2:14:", "syntax error"],
+        ),
+        (
+            ".decl a(x: number)\na(\"unterminated).\n",
+            &["p.dl:2:3:", "unterminated string"],
+        ),
+    ];
+    for (src, parts) in cases {
+        write(d, "p.dl", src);
+        let o = llfacts(&["run", "p.dl", "-D", "out"], d);
+        assert_fails(&o, parts);
+    }
+}
+
+const INPUT_PROGRAM: &str = ".decl e(x: symbol, n: number)\n.input e\n.output e\n";
+
+#[test]
+fn fact_file_with_wrong_arity() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", INPUT_PROGRAM);
+    write(d, "f/e.facts", "a\t1\nb\t2\textra\n");
+    let o = llfacts(&["run", "p.dl", "-F", "f", "-D", "out"], d);
+    assert_fails(
+        &o,
+        &[
+            "f/e.facts:2:",
+            "wrong number of columns",
+            "expected 2, found 3",
+        ],
+    );
+}
+
+#[test]
+fn fact_file_with_non_number() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", INPUT_PROGRAM);
+    write(d, "f/e.facts", "a\t1\nb\t2\nc\tthree\n");
+    let o = llfacts(&["run", "p.dl", "-F", "f", "-D", "out"], d);
+    assert_fails(
+        &o,
+        &[
+            "f/e.facts:3:",
+            "cannot convert \"three\" to number in column 2",
+        ],
+    );
+}
+
+#[test]
+fn fact_file_missing() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", INPUT_PROGRAM);
+    let o = llfacts(&["run", "p.dl", "-F", "nofacts", "-D", "out"], d);
+    assert_fails(&o, &["Cannot open fact file", "nofacts/e.facts"]);
+}
+
+#[test]
+fn missing_program_file() {
+    let t = tempfile::tempdir().unwrap();
+    let o = llfacts(&["run", "absent.dl"], t.path());
+    assert_fails(&o, &["absent.dl"]);
+}

@@ -1,0 +1,891 @@
+//! Library-level tests of the embedded Datalog engine: one per language
+//! feature, plus classic programs. Expected tuples are worked out by hand.
+
+use llfacts::engine::{Database, Program, Value};
+
+/// Evaluate `src` with the given input rows and return `rel` as tab-joined lines.
+fn eval_with(src: &str, inputs: &[(&str, &[&[&str]])], rel: &str, jobs: usize) -> Vec<String> {
+    let prog = Program::from_source("test.dl", src).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut db = Database::new(&prog);
+    for (r, rows) in inputs {
+        for row in *rows {
+            db.insert(r, row).unwrap();
+        }
+    }
+    db.run(jobs).unwrap_or_else(|e| panic!("{e:#}"));
+    db.rows_as_strings(rel)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.join("\t"))
+        .collect()
+}
+
+fn eval(src: &str, rel: &str) -> Vec<String> {
+    eval_with(src, &[], rel, 2)
+}
+
+fn lines(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn err(src: &str) -> String {
+    match Program::from_source("bad.dl", src) {
+        Ok(_) => panic!("expected an error for:\n{src}"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+// ------------------------------------------------------------ language features
+
+#[test]
+fn comments_are_ignored() {
+    let src = "// line comment\n.decl a(x: number) /* block\n comment */\na(1). // trailing\n/* a(2). */\n";
+    assert_eq!(eval(src, "a"), lines(&["1"]));
+}
+
+#[test]
+fn include_is_relative_to_the_including_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+    std::fs::write(
+        dir.path().join("lib/decls.dl"),
+        "#include \"more.dl\"\n.decl a(x: number)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("lib/more.dl"),
+        ".decl b(x: number)\nb(7).\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.dl"),
+        "#include \"lib/decls.dl\"\na(x + 1) :- b(x).\n",
+    )
+    .unwrap();
+    let prog = Program::from_file(dir.path().join("main.dl")).unwrap();
+    let mut db = Database::new(&prog);
+    db.run(1).unwrap();
+    assert_eq!(db.rows("a").unwrap(), vec![vec![Value::Number(8)]]);
+}
+
+#[test]
+fn subtypes_and_union_types() {
+    let src = r#"
+        .type Fn <: symbol
+        .type Var <: symbol
+        .type Name = Fn | Var
+        .decl fn(f: Fn)
+        .decl var(v: Var)
+        .decl name(n: Name)
+        fn("main"). var("x").
+        name(f) :- fn(f).
+        name(v) :- var(v).
+    "#;
+    assert_eq!(eval(src, "name"), lines(&["main", "x"]));
+}
+
+#[test]
+fn negated_atom_of_another_subtype_only_needs_the_same_kind() {
+    let src = r#"
+        .type A <: symbol
+        .type B <: symbol
+        .decl a(x: A) .decl b(x: B) .decl r(x: A)
+        a("p"). a("q"). b("q").
+        r(x) :- a(x), !b(x).
+        r(cat(x, "!")) :- a(x), x = "p".
+    "#;
+    // functor results fit any subtype of their base, like constants do
+    assert_eq!(eval(src, "r"), lines(&["p", "p!"]));
+}
+
+#[test]
+fn typed_attributes_of_all_primitive_types() {
+    let src = r#"
+        .decl r(s: symbol, n: number, u: unsigned, f: float)
+        r("a", -3, 4000000000, 1.5).
+    "#;
+    assert_eq!(eval(src, "r"), lines(&["a\t-3\t4000000000\t1.5"]));
+}
+
+#[test]
+fn facts_in_the_program_and_set_semantics() {
+    let src = r#".decl r(x: symbol, y: number)
+        r("a", 1). r("a", 1). r("b", 2)."#;
+    assert_eq!(eval(src, "r"), lines(&["a\t1", "b\t2"]));
+}
+
+#[test]
+fn join_of_several_body_atoms() {
+    let src = r#"
+        .decl p(x: number, y: number)
+        .decl q(y: number, z: number)
+        .decl s(z: number)
+        .decl out(x: number, z: number)
+        p(1, 2). p(1, 3). p(5, 6).
+        q(2, 10). q(3, 11). q(6, 12).
+        s(10). s(12).
+        out(x, z) :- p(x, y), q(y, z), s(z).
+    "#;
+    assert_eq!(eval(src, "out"), lines(&["1\t10", "5\t12"]));
+}
+
+#[test]
+fn disjunction_in_body() {
+    let src = r#"
+        .decl a(x: number) .decl b(x: number) .decl c(x: number) .decl d(x: number)
+        a(1). b(2). c(3). c(1).
+        d(x) :- (a(x) ; b(x)), x < 10.
+        d(x) :- c(x), (x = 3 ; x = 4).
+    "#;
+    assert_eq!(eval(src, "d"), lines(&["1", "2", "3"]));
+}
+
+#[test]
+fn negation() {
+    let src = r#"
+        .decl a(x: number) .decl b(x: number, y: number) .decl c(x: number)
+        a(1). a(2). a(3). b(2, 9).
+        c(x) :- a(x), !b(x, _).
+    "#;
+    assert_eq!(eval(src, "c"), lines(&["1", "3"]));
+}
+
+#[test]
+fn underscore_matches_anything() {
+    let src = r#"
+        .decl e(x: number, y: number) .decl src(x: number)
+        e(1, 2). e(1, 3). e(4, 5).
+        src(x) :- e(x, _).
+    "#;
+    assert_eq!(eval(src, "src"), lines(&["1", "4"]));
+}
+
+#[test]
+fn number_comparisons() {
+    let src = r#"
+        .decl n(x: number) .decl lt(x: number) .decl le(x: number) .decl gt(x: number) .decl ge(x: number) .decl ne(x: number) .decl eq(x: number)
+        n(-2). n(0). n(3).
+        lt(x) :- n(x), x < 0.   le(x) :- n(x), x <= 0.
+        gt(x) :- n(x), x > 0.   ge(x) :- n(x), x >= 0.
+        ne(x) :- n(x), x != 0.  eq(x) :- n(x), x = 0.
+    "#;
+    assert_eq!(eval(src, "lt"), lines(&["-2"]));
+    assert_eq!(eval(src, "le"), lines(&["-2", "0"]));
+    assert_eq!(eval(src, "gt"), lines(&["3"]));
+    assert_eq!(eval(src, "ge"), lines(&["0", "3"]));
+    assert_eq!(eval(src, "ne"), lines(&["-2", "3"]));
+    assert_eq!(eval(src, "eq"), lines(&["0"]));
+}
+
+#[test]
+fn symbol_comparisons_are_lexicographic() {
+    let src = r#"
+        .decl s(x: symbol) .decl before(x: symbol, y: symbol) .decl not_a(x: symbol)
+        s("b"). s("a"). s("ab").
+        before(x, y) :- s(x), s(y), x < y.
+        not_a(x) :- s(x), x != "a".
+    "#;
+    // "a" < "ab" < "b"
+    assert_eq!(eval(src, "before"), lines(&["a\tab", "a\tb", "ab\tb"]));
+    assert_eq!(eval(src, "not_a"), lines(&["ab", "b"]));
+}
+
+#[test]
+fn arithmetic_with_32_bit_wraparound() {
+    let src = r#"
+        .decl r(name: symbol, v: number)
+        r("add", 2 + 3). r("sub", 2 - 5). r("mul", 6 * 7). r("div", -7 / 2). r("mod", -7 % 3).
+        r("pow", 2 ^ 10). r("prec", 2 + 3 * 4). r("neg", -2 ^ 2).
+        r("wrap", 2147483647 + 1). r("mulwrap", 65536 * 65536).
+    "#;
+    // C semantics: -7/2 = -3, -7%3 = -1; `-` binds looser than `^`: -(2^2) = -4.
+    assert_eq!(
+        eval(src, "r"),
+        lines(&[
+            "add\t5",
+            "div\t-3",
+            "mod\t-1",
+            "mul\t42",
+            "mulwrap\t0",
+            "neg\t-4",
+            "pow\t1024",
+            "prec\t14",
+            "sub\t-3",
+            "wrap\t-2147483648"
+        ])
+    );
+}
+
+#[test]
+fn bitwise_operators() {
+    let src = r#"
+        .decl r(name: symbol, v: number)
+        r("band", 12 band 10). r("bor", 12 bor 10). r("bxor", 12 bxor 10).
+        r("bshl", 1 bshl 4). r("bshr", -16 bshr 2). r("bnot", bnot 0). r("hex", 0xff). r("bin", 0b101).
+    "#;
+    assert_eq!(
+        eval(src, "r"),
+        lines(&[
+            "band\t8", "bin\t5", "bnot\t-1", "bor\t14", "bshl\t16", "bshr\t-4", "bxor\t6",
+            "hex\t255"
+        ])
+    );
+}
+
+#[test]
+fn logical_operators() {
+    let src = r#"
+        .decl r(name: symbol, v: number)
+        r("land", 3 land 0). r("lor", 0 lor 5). r("lnot", lnot 0). r("lnot2", lnot 7).
+    "#;
+    assert_eq!(
+        eval(src, "r"),
+        lines(&["land\t0", "lnot\t1", "lnot2\t0", "lor\t1"])
+    );
+}
+
+#[test]
+fn unsigned_and_float_arithmetic() {
+    let src = r#"
+        .decl u(v: unsigned) .decl f(v: float)
+        u(0u - 1u). u(7u / 2u).
+        f(1.5 * 2.0). f(1.0 / 4.0).
+    "#;
+    assert_eq!(eval(src, "u"), lines(&["3", "4294967295"]));
+    assert_eq!(eval(src, "f"), lines(&["0.25", "3"]));
+}
+
+#[test]
+fn string_functors() {
+    let src = r#"
+        .decl r(name: symbol, v: symbol)
+        .decl n(name: symbol, v: number)
+        r("cat", cat("ab", "cd", "e")).
+        r("substr", substr("hello", 1, 3)).
+        r("substr_clip", substr("hello", 3, 100)).
+        r("to_string", to_string(-42)).
+        n("strlen", strlen("hello")).
+        n("to_number", to_number("-17")).
+        n("to_number_hex", to_number("0x10")).
+    "#;
+    assert_eq!(
+        eval(src, "r"),
+        lines(&[
+            "cat\tabcde",
+            "substr\tell",
+            "substr_clip\tlo",
+            "to_string\t-42"
+        ])
+    );
+    assert_eq!(
+        eval(src, "n"),
+        lines(&["strlen\t5", "to_number\t-17", "to_number_hex\t16"])
+    );
+}
+
+#[test]
+fn to_number_follows_stoi() {
+    let src = r#"
+        .decl n(name: symbol, v: number)
+        n("ws", to_number("  12")). n("plus", to_number("+5")). n("prefix", to_number("12abc")). n("bin", to_number("0b101")).
+    "#;
+    // Soufflé parses like C's stoi: leading blanks and sign, longest digit prefix.
+    assert_eq!(
+        eval(src, "n"),
+        lines(&["bin\t5", "plus\t5", "prefix\t12", "ws\t12"])
+    );
+}
+
+#[test]
+fn nullary_relations() {
+    let src = r#"
+        .decl a(x: number) .decl has_big() .decl has_neg() .decl r(x: number)
+        a(1). a(50).
+        has_big() :- a(x), x > 10.
+        has_neg() :- a(x), x < 0.
+        r(x) :- a(x), has_big(), !has_neg().
+    "#;
+    assert_eq!(eval(src, "has_big"), lines(&[""]));
+    assert!(eval(src, "has_neg").is_empty());
+    assert_eq!(eval(src, "r"), lines(&["1", "50"]));
+}
+
+#[test]
+fn contains_and_match() {
+    let src = r#"
+        .decl s(x: symbol) .decl c(x: symbol) .decl m(x: symbol) .decl nm(x: symbol)
+        s("llvm.memcpy.p0"). s("main"). s("llvm.dbg.value").
+        c(x) :- s(x), contains("dbg", x).
+        m(x) :- s(x), match("llvm\\.mem.*", x).
+        nm(x) :- s(x), !match("llvm.*", x).
+    "#;
+    assert_eq!(eval(src, "c"), lines(&["llvm.dbg.value"]));
+    // match is a full match: "llvm\.mem.*" matches only the memcpy name
+    assert_eq!(eval(src, "m"), lines(&["llvm.memcpy.p0"]));
+    assert_eq!(eval(src, "nm"), lines(&["main"]));
+}
+
+#[test]
+fn ord_of_numbers_is_the_value_and_distinguishes_symbols() {
+    let src = r#"
+        .decl n(v: number) .decl s(x: symbol) .decl same(x: symbol, y: symbol)
+        n(ord(41) + 1).
+        s("p"). s("q").
+        same(x, y) :- s(x), s(y), ord(x) = ord(y).
+    "#;
+    assert_eq!(eval(src, "n"), lines(&["42"]));
+    assert_eq!(eval(src, "same"), lines(&["p\tp", "q\tq"]));
+}
+
+#[test]
+fn string_escapes() {
+    let src = r#"
+        .decl s(x: symbol) .decl len(n: number)
+        s("a\"b\\c").
+        len(strlen(x)) :- s(x).
+    "#;
+    assert_eq!(eval(src, "s"), lines(&["a\"b\\c"]));
+    assert_eq!(eval(src, "len"), lines(&["5"]));
+}
+
+#[test]
+fn multiple_heads() {
+    let src = r#"
+        .decl a(x: number) .decl b(x: number) .decl c(x: number)
+        a(1). a(2).
+        b(x), c(x + 10) :- a(x).
+    "#;
+    assert_eq!(eval(src, "b"), lines(&["1", "2"]));
+    assert_eq!(eval(src, "c"), lines(&["11", "12"]));
+}
+
+#[test]
+fn equality_binds_a_variable() {
+    let src = r#"
+        .decl a(x: number) .decl b(x: number, y: number)
+        a(3).
+        b(x, y) :- a(x), y = x * 2.
+    "#;
+    assert_eq!(eval(src, "b"), lines(&["3\t6"]));
+}
+
+#[test]
+fn aggregates_count_sum_min_max() {
+    let src = r#"
+        .decl v(x: number)
+        .decl r(name: symbol, n: number)
+        v(3). v(-1). v(10).
+        r("count", n) :- n = count : { v(_) }.
+        r("sum", n) :- n = sum x : { v(x) }.
+        r("min", n) :- n = min x : v(x).
+        r("max", n) :- n = max x : { v(x) }.
+    "#;
+    assert_eq!(
+        eval(src, "r"),
+        lines(&["count\t3", "max\t10", "min\t-1", "sum\t12"])
+    );
+}
+
+#[test]
+fn aggregates_over_empty_sets() {
+    let src = r#"
+        .decl v(x: number)
+        .decl r(name: symbol, n: number)
+        r("count", n) :- n = count : { v(_) }.
+        r("sum", n) :- n = sum x : { v(x) }.
+        r("min", n) :- n = min x : { v(x) }.
+        r("max", n) :- n = max x : { v(x) }.
+    "#;
+    // count and sum of nothing are 0; min and max have no value, so no tuple.
+    assert_eq!(eval(src, "r"), lines(&["count\t0", "sum\t0"]));
+}
+
+#[test]
+fn aggregate_over_a_single_atom_counts_tuples() {
+    let src = r#"
+        .decl e(x: number, y: number) .decl r(n: number, s: number)
+        e(1, 5). e(2, 5). e(3, 6).
+        r(n, s) :- n = count : { e(_, 5) }, s = sum y : { e(_, y) }.
+    "#;
+    // two tuples have y = 5; the sum runs over the three tuples: 5 + 5 + 6.
+    assert_eq!(eval(src, "r"), lines(&["2\t16"]));
+}
+
+#[test]
+fn aggregate_in_head_and_with_outer_group_variable() {
+    let src = r#"
+        .decl w(s: symbol) .decl c(s: symbol, x: number) .decl b(s: symbol, n: number)
+        w("a"). w("b"). w("z").
+        c("a", 1). c("a", 2). c("b", 7).
+        b(s, count : { c(s, _) }) :- w(s).
+    "#;
+    assert_eq!(eval(src, "b"), lines(&["a\t2", "b\t1", "z\t0"]));
+}
+
+#[test]
+fn hex_and_binary_constants() {
+    let src = ".decl r(x: number)\nr(0x7fffffff). r(0b11). r(-0x10).\n";
+    assert_eq!(eval(src, "r"), lines(&["-16", "3", "2147483647"]));
+}
+
+#[test]
+fn empty_body_check_style_rule() {
+    let src = r#"
+        .decl s(x: symbol) .decl r(x: symbol)
+        s("a"). s("b").
+        r(x) :- s(x), x != "a".
+    "#;
+    assert_eq!(eval(src, "r"), lines(&["b"]));
+}
+
+#[test]
+fn inputs_from_memory_with_typed_values() {
+    let src = ".decl e(x: symbol, n: number, u: unsigned)\n.decl o(x: symbol, n: number)\no(x, n + 1) :- e(x, n, u), u > 1u.\n";
+    let prog = Program::from_source("t.dl", src).unwrap();
+    let mut db = Database::new(&prog);
+    db.insert_values(
+        "e",
+        &[
+            Value::Symbol("k".into()),
+            Value::Number(41),
+            Value::Unsigned(2),
+        ],
+    )
+    .unwrap();
+    db.insert_values(
+        "e",
+        &[
+            Value::Symbol("j".into()),
+            Value::Number(1),
+            Value::Unsigned(1),
+        ],
+    )
+    .unwrap();
+    assert!(
+        db.insert_values(
+            "e",
+            &[Value::Number(1), Value::Number(1), Value::Unsigned(1)]
+        )
+        .is_err()
+    );
+    assert!(db.insert("e", &["a", "notanumber", "1"]).is_err());
+    db.run(1).unwrap();
+    assert_eq!(
+        db.rows("o").unwrap(),
+        vec![vec![Value::Symbol("k".into()), Value::Number(42)]]
+    );
+    assert_eq!(db.len("o").unwrap(), 1);
+}
+
+#[test]
+fn alias_type_and_as_cast() {
+    let src = r#"
+        .type Id = number
+        .type Name <: symbol
+        .decl a(x: Id) .decl n(s: Name) .decl src(s: symbol)
+        a(1). src("k").
+        a(x + 1) :- a(x), x < 3.
+        n(as(s, Name)) :- src(s).
+    "#;
+    assert_eq!(eval(src, "a"), lines(&["1", "2", "3"]));
+    assert_eq!(eval(src, "n"), lines(&["k"]));
+}
+
+#[test]
+fn parenthesized_expressions_and_aggregate_targets() {
+    let src = r#"
+        .decl v(x: number) .decl r(name: symbol, n: number)
+        v(1). v(2). v(3).
+        r("paren", y) :- v(x), (x + 1) * 2 = y, y > 7.
+        r("minpar", m) :- m = min (x * 10) : { v(x) }.
+        r("sumexpr", s) :- s = sum x * x : v(x).
+        r("functor", max(x, 2)) :- v(x).
+    "#;
+    // (3+1)*2 = 8 > 7; min of 10,20,30; 1+4+9; max(1,2)=2, max(2,2)=2, max(3,2)=3.
+    assert_eq!(
+        eval(src, "r"),
+        lines(&[
+            "functor\t2",
+            "functor\t3",
+            "minpar\t10",
+            "paren\t8",
+            "sumexpr\t14"
+        ])
+    );
+}
+
+#[test]
+fn negated_contains() {
+    let src = r#"
+        .decl s(x: symbol) .decl r(x: symbol)
+        s("foo.bar"). s("baz").
+        r(x) :- s(x), !contains(".", x).
+    "#;
+    assert_eq!(eval(src, "r"), lines(&["baz"]));
+}
+
+#[test]
+fn unsigned_and_float_inputs_from_text() {
+    let src = ".decl u(x: unsigned, f: float)\n";
+    assert_eq!(
+        eval_with(
+            src,
+            &[("u", &[&["0x10", "2.5"], &["0b11", "-1"], &["7", "1e3"]])],
+            "u",
+            1
+        ),
+        lines(&["3\t-1", "7\t1000", "16\t2.5"])
+    );
+}
+
+#[test]
+fn error_negative_unsigned_operation() {
+    let e = err(".decl u(x: unsigned)\nu(-1).\n");
+    assert!(e.starts_with("bad.dl:2:3:"), "{e}");
+}
+
+// ------------------------------------------------------------ whole programs
+
+const TC: &str = r#"
+    .decl edge(x: number, y: number)
+    .decl path(x: number, y: number)
+    path(x, y) :- edge(x, y).
+    path(x, z) :- path(x, y), edge(y, z).
+"#;
+
+#[test]
+fn transitive_closure_of_a_cycle() {
+    // 1 -> 2 -> 3 -> 1: every node reaches every node (9 pairs), plus 3 -> 4.
+    let edges: &[&[&str]] = &[&["1", "2"], &["2", "3"], &["3", "1"], &["3", "4"]];
+    let got = eval_with(TC, &[("edge", edges)], "path", 2);
+    let mut want = Vec::new();
+    for x in 1..=3 {
+        for y in 1..=4 {
+            want.push(format!("{x}\t{y}"));
+        }
+    }
+    assert_eq!(got, want);
+}
+
+#[test]
+fn transitive_closure_is_identical_for_any_thread_count() {
+    // A chain of 150 nodes: 150*149/2 = 11175 paths, enough to split scans into several tasks.
+    let rows: Vec<[String; 2]> = (0..149)
+        .map(|i| [i.to_string(), (i + 1).to_string()])
+        .collect();
+    let refs: Vec<Vec<&str>> = rows
+        .iter()
+        .map(|r| vec![r[0].as_str(), r[1].as_str()])
+        .collect();
+    let slices: Vec<&[&str]> = refs.iter().map(|r| r.as_slice()).collect();
+    let one = eval_with(TC, &[("edge", &slices)], "path", 1);
+    let four = eval_with(TC, &[("edge", &slices)], "path", 4);
+    assert_eq!(one.len(), 150 * 149 / 2);
+    assert_eq!(one, four);
+}
+
+#[test]
+fn same_generation() {
+    let src = r#"
+        .decl parent(c: symbol, p: symbol)
+        .decl person(x: symbol)
+        .decl sg(x: symbol, y: symbol)
+        person(x) :- parent(x, _).
+        person(x) :- parent(_, x).
+        sg(x, x) :- person(x).
+        sg(x, y) :- parent(x, px), sg(px, py), parent(y, py).
+        parent("b", "a"). parent("c", "a"). parent("d", "b"). parent("e", "c").
+    "#;
+    let got: Vec<String> = eval(src, "sg")
+        .into_iter()
+        .filter(|l| {
+            let (x, y) = l.split_once('\t').unwrap();
+            x != y
+        })
+        .collect();
+    // b,c are siblings (parent a); d,e are cousins (parents b and c).
+    assert_eq!(got, lines(&["b\tc", "c\tb", "d\te", "e\td"]));
+}
+
+#[test]
+fn stratified_negation_unreachable_nodes() {
+    let src = r#"
+        .decl node(x: number) .decl edge(x: number, y: number)
+        .decl reach(x: number) .decl unreach(x: number)
+        node(1). node(2). node(3). node(4). node(5).
+        edge(1, 2). edge(2, 3). edge(4, 5).
+        reach(1).
+        reach(y) :- reach(x), edge(x, y).
+        unreach(x) :- node(x), !reach(x).
+    "#;
+    assert_eq!(eval(src, "unreach"), lines(&["4", "5"]));
+}
+
+#[test]
+fn aggregates_per_group() {
+    let src = r#"
+        .decl sale(shop: symbol, amount: number)
+        .decl shop(s: symbol)
+        .decl stats(s: symbol, n: number, total: number, lo: number, hi: number)
+        sale("a", 10). sale("a", 5). sale("a", 7). sale("b", 3). shop("a"). shop("b"). shop("c").
+        stats(s, n, t, lo, hi) :- shop(s),
+            n = count : { sale(s, _) }, t = sum x : { sale(s, x) },
+            lo = min x : { sale(s, x) }, hi = max x : { sale(s, x) }.
+    "#;
+    // shop c has no sales: min/max are undefined, so it has no row.
+    assert_eq!(
+        eval(src, "stats"),
+        lines(&["a\t3\t22\t5\t10", "b\t1\t3\t3\t3"])
+    );
+}
+
+#[test]
+fn aggregate_over_several_atoms_counts_distinct_bindings() {
+    let src = r#"
+        .decl f(x: number) .decl g(x: number, y: number) .decl r(n: number)
+        f(1). f(2). g(1, 10). g(1, 11). g(2, 10).
+        r(n) :- n = count : { f(x), g(x, _) }.
+    "#;
+    // Distinct bindings of the named variable x: {1, 2}.
+    assert_eq!(eval(src, "r"), lines(&["2"]));
+}
+
+#[test]
+fn mutual_recursion() {
+    let src = r#"
+        .decl n(x: number) .decl even(x: number) .decl odd(x: number)
+        n(0). n(1). n(2). n(3). n(4). n(5).
+        even(0).
+        odd(y) :- even(x), n(y), y = x + 1.
+        even(y) :- odd(x), n(y), y = x + 1.
+    "#;
+    assert_eq!(eval(src, "even"), lines(&["0", "2", "4"]));
+    assert_eq!(eval(src, "odd"), lines(&["1", "3", "5"]));
+}
+
+#[test]
+fn recursion_with_two_recursive_atoms() {
+    // path(x,z) :- path(x,y), path(y,z): needs both delta versions.
+    let src = r#"
+        .decl e(x: number, y: number) .decl p(x: number, y: number)
+        e(1, 2). e(2, 3). e(3, 4). e(4, 5).
+        p(x, y) :- e(x, y).
+        p(x, z) :- p(x, y), p(y, z).
+    "#;
+    assert_eq!(eval(src, "p").len(), 10);
+}
+
+#[test]
+fn recursive_atom_with_expression_argument() {
+    // The delta atom p(x + 1, z) can only be read once x is bound by q.
+    let src = r#"
+        .decl q(x: number) .decl p(x: number, z: number)
+        q(0). q(1). q(2).
+        p(3, 100).
+        p(y, z) :- q(x), p(x + 1, z), y = x.
+    "#;
+    assert_eq!(
+        eval(src, "p"),
+        lines(&["0\t100", "1\t100", "2\t100", "3\t100"])
+    );
+}
+
+#[test]
+fn rule_order_does_not_matter() {
+    let a = "
+        .decl e(x: number, y: number) .decl p(x: number, y: number) .decl q(x: number)
+        e(1, 2). e(2, 3).
+        p(x, y) :- e(x, y).
+        p(x, z) :- p(x, y), e(y, z).
+        q(x) :- p(x, _), !e(x, _).
+    ";
+    let b = "
+        .decl q(x: number) .decl p(x: number, y: number) .decl e(x: number, y: number)
+        q(x) :- p(x, _), !e(x, _).
+        p(x, z) :- p(x, y), e(y, z).
+        p(x, y) :- e(x, y).
+        e(2, 3). e(1, 2).
+    ";
+    assert_eq!(eval(a, "p"), eval(b, "p"));
+    assert_eq!(eval(a, "q"), eval(b, "q"));
+    assert!(eval(a, "q").is_empty());
+}
+
+// ------------------------------------------------------------ rejected programs
+
+#[test]
+fn runtime_division_by_zero_is_an_error() {
+    let prog = Program::from_source(
+        "d.dl",
+        ".decl a(x: number)\n.decl b(x: number)\na(0).\nb(10 / x) :- a(x).\n",
+    )
+    .unwrap();
+    let mut db = Database::new(&prog);
+    let e = format!("{:#}", db.run(1).unwrap_err());
+    assert!(
+        e.contains("d.dl:4:1") && e.contains("division by zero"),
+        "{e}"
+    );
+}
+
+#[test]
+fn runtime_to_number_error() {
+    let prog =
+        Program::from_source("d.dl", ".decl b(x: number)\nb(to_number(\"abc\")).\n").unwrap();
+    let mut db = Database::new(&prog);
+    let e = format!("{:#}", db.run(1).unwrap_err());
+    assert!(e.contains("d.dl:2:1") && e.contains("to_number"), "{e}");
+}
+
+#[test]
+fn error_undeclared_relation() {
+    let e = err(".decl a(x: number)\na(x) :- b(x).\n");
+    assert!(e.starts_with("bad.dl:2:9: Undefined relation b"), "{e}");
+}
+
+#[test]
+fn error_arity_mismatch() {
+    let e = err(".decl a(x: number)\n.decl b(x: number, y: number)\na(x) :- b(x).\n");
+    assert!(
+        e.starts_with("bad.dl:3:9: Mismatching arity of relation b"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_type_mismatch_between_columns() {
+    let e = err(".decl a(x: number)\n.decl b(x: symbol)\na(x) :- b(x).\n");
+    assert!(
+        e.starts_with("bad.dl:3:1:") || e.starts_with("bad.dl:3:3:"),
+        "{e}"
+    );
+    assert!(e.contains("Type mismatch"), "{e}");
+}
+
+#[test]
+fn error_type_mismatch_in_constant() {
+    let e = err(".decl a(x: number)\na(\"one\").\n");
+    assert!(e.starts_with("bad.dl:2:3: Type mismatch"), "{e}");
+}
+
+#[test]
+fn error_disjoint_subtypes() {
+    let e =
+        err(".type A <: symbol\n.type B <: symbol\n.decl a(x: A)\n.decl b(x: B)\na(x) :- b(x).\n");
+    assert!(e.starts_with("bad.dl:5:3: Type mismatch"), "{e}");
+}
+
+#[test]
+fn error_comparing_disjoint_subtypes() {
+    let e = err(
+        ".type A <: symbol\n.type B <: symbol\n.decl a(x: A)\n.decl b(x: B)\n.decl r(x: symbol)\nr(x) :- a(x), b(y), x = y.\n",
+    );
+    assert!(
+        e.starts_with("bad.dl:6:21: Unable to deduce type for variable x"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_negation_of_another_kind() {
+    let e = err(".decl a(x: number)\n.decl b(x: symbol)\na(x) :- a(x), !b(x).\n");
+    assert!(e.starts_with("bad.dl:3:18: Type mismatch"), "{e}");
+}
+
+#[test]
+fn error_ungrounded_head_variable() {
+    let e = err(".decl a(x: number)\n.decl b(x: number, y: number)\nb(x, y) :- a(x).\n");
+    assert!(e.starts_with("bad.dl:3:6: Ungrounded variable y"), "{e}");
+}
+
+#[test]
+fn error_ungrounded_variable_in_negation() {
+    let e = err(".decl a(x: number)\n.decl c(x: number, y: number)\na(x) :- a(x), !c(x, y).\n");
+    assert!(e.starts_with("bad.dl:3:21: Ungrounded variable y"), "{e}");
+}
+
+#[test]
+fn error_ungrounded_variable_in_comparison() {
+    let e = err(".decl a(x: number)\na(x) :- a(x), y > 3.\n");
+    assert!(e.starts_with("bad.dl:2:15: Ungrounded variable y"), "{e}");
+}
+
+#[test]
+fn error_negation_through_recursion() {
+    let e = err(
+        ".decl a(x: number)\n.decl b(x: number)\na(1).\nb(x) :- a(x), !a(x).\na(x) :- b(x), !b(x).\n",
+    );
+    // a and b form one SCC; the first negation inside it is `!a(x)` on line 4.
+    assert!(
+        e.starts_with("bad.dl:4:16: Unable to stratify relation(s) {a,b}"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_aggregation_through_recursion() {
+    let e = err(".decl a(x: number)\na(1).\na(n) :- n = count : { a(_) }.\n");
+    assert!(
+        e.starts_with("bad.dl:3:23: Unable to stratify relation(s) {a}"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_unsupported_constructs() {
+    for (src, at, what) in [
+        (
+            ".comp C {}\n",
+            "bad.dl:1:1:",
+            "unsupported directive `.comp`",
+        ),
+        (
+            ".decl a(x: number) eqrel\n",
+            "bad.dl:1:20:",
+            "unsupported relation qualifier",
+        ),
+        (".decl a(x: number)\na($).\n", "bad.dl:2:3:", "`$`"),
+        (".type R = [a: number]\n", "bad.dl:1:11:", "record"),
+        (
+            ".decl a(x: number)\na(x) :- a(y), x = mean y : a(y).\n",
+            "bad.dl:2:19:",
+            "`mean` is not supported",
+        ),
+        (
+            ".decl a(x: number)\na(f(1)).\n",
+            "bad.dl:2:3:",
+            "unknown functor `f`",
+        ),
+        (
+            "#define X 1\n",
+            "bad.dl:1:1:",
+            "unsupported preprocessor directive",
+        ),
+        (
+            ".decl a(x: number)\n.output a(IO=sqlite)\n",
+            "bad.dl:2:9:",
+            "unsupported IO=sqlite",
+        ),
+    ] {
+        let e = err(src);
+        assert!(e.starts_with(at) && e.contains(what), "{src:?} -> {e}");
+    }
+}
+
+#[test]
+fn error_syntax_has_position() {
+    let e = err(".decl a(x: number)\na(1) :- .\n");
+    assert!(e.starts_with("bad.dl:2:9: syntax error"), "{e}");
+}
+
+#[test]
+fn error_underscore_in_head() {
+    let e = err(".decl a(x: number)\na(_).\n");
+    assert!(e.starts_with("bad.dl:2:3: Underscore in head"), "{e}");
+}
+
+#[test]
+fn error_number_constant_out_of_range() {
+    let e = err(".decl a(x: number)\na(2147483648).\n");
+    assert!(e.starts_with("bad.dl:2:3:") && e.contains("32-bit"), "{e}");
+}

@@ -1,0 +1,308 @@
+//! Completeness: every opcode, type kind and relation is produced from the fixtures, the
+//! output matches the declared schema, and instruction counts agree with an independent
+//! reader (the llvm-ir crate).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::*;
+use llfacts::relations::{Kind, RELATIONS};
+
+const OPCODES: &[&str] = &[
+    "ret",
+    "br",
+    "switch",
+    "indirectbr",
+    "invoke",
+    "resume",
+    "unreachable",
+    "cleanupret",
+    "catchret",
+    "catchswitch",
+    "callbr",
+    "fneg",
+    "add",
+    "fadd",
+    "sub",
+    "fsub",
+    "mul",
+    "fmul",
+    "udiv",
+    "sdiv",
+    "fdiv",
+    "urem",
+    "srem",
+    "frem",
+    "shl",
+    "lshr",
+    "ashr",
+    "and",
+    "or",
+    "xor",
+    "extractelement",
+    "insertelement",
+    "shufflevector",
+    "extractvalue",
+    "insertvalue",
+    "alloca",
+    "load",
+    "store",
+    "fence",
+    "cmpxchg",
+    "atomicrmw",
+    "getelementptr",
+    "trunc",
+    "zext",
+    "sext",
+    "fptrunc",
+    "fpext",
+    "fptoui",
+    "fptosi",
+    "uitofp",
+    "sitofp",
+    "ptrtoint",
+    "inttoptr",
+    "bitcast",
+    "addrspacecast",
+    "icmp",
+    "fcmp",
+    "phi",
+    "select",
+    "freeze",
+    "call",
+    "va_arg",
+    "landingpad",
+    "catchpad",
+    "cleanuppad",
+];
+
+fn all_facts() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("coverage").join("facts");
+        extract_ok(&all_fixtures(), &dir, &["-q"]);
+        dir
+    })
+}
+
+#[test]
+fn every_opcode_has_instructions() {
+    let f = Facts::open(all_facts());
+    assert_eq!(OPCODES.len(), 65, "LLVM 19 has 65 opcodes");
+    for op in OPCODES {
+        let rows = f.rows(&format!("{op}_instr"));
+        assert!(!rows.is_empty(), "{op}_instr is empty");
+        // The kind relation and the generic instr relation agree.
+        for r in rows.iter() {
+            f.assert_has("instr", &[&r[0], op]);
+        }
+    }
+    let total: usize = OPCODES
+        .iter()
+        .map(|op| f.rows(&format!("{op}_instr")).len())
+        .sum();
+    assert_eq!(
+        total,
+        f.rows("instr").len(),
+        "every instruction has exactly one kind relation"
+    );
+}
+
+#[test]
+fn every_type_kind_occurs() {
+    let f = Facts::open(all_facts());
+    let kinds: BTreeSet<String> = f.rows("type_kind").iter().map(|r| r[1].clone()).collect();
+    for k in [
+        "void",
+        "integer",
+        "float",
+        "label",
+        "metadata",
+        "token",
+        "pointer",
+        "array",
+        "vector",
+        "function",
+        "struct",
+        "target_ext",
+        "x86_amx",
+    ] {
+        assert!(kinds.contains(k), "no type of kind {k}: {kinds:?}");
+    }
+    let widths: BTreeSet<String> = f
+        .rows("fp_type_width")
+        .iter()
+        .map(|r| format!("{}={}", r[0], r[1]))
+        .collect();
+    for w in [
+        "half=16",
+        "bfloat=16",
+        "float=32",
+        "double=64",
+        "x86_fp80=80",
+        "fp128=128",
+        "ppc_fp128=128",
+    ] {
+        assert!(widths.contains(w), "missing {w}");
+    }
+    for rel in [
+        "vector_type_scalable",
+        "struct_type_packed",
+        "struct_type_opaque",
+        "struct_type_literal",
+        "struct_type_name",
+        "function_type_varargs",
+        "target_ext_type_name",
+    ] {
+        assert!(!f.rows(rel).is_empty(), "{rel} is empty");
+    }
+    f.assert_has("pointer_type_addrspace", &["ptr", "0"]);
+    assert!(
+        f.rows("pointer_type_addrspace").iter().any(|r| r[1] != "0"),
+        "no non-zero address space"
+    );
+}
+
+#[test]
+fn every_relation_is_populated_by_the_fixtures() {
+    let f = Facts::open(all_facts());
+    let empty: Vec<&str> = RELATIONS
+        .iter()
+        .map(|r| r.name)
+        .filter(|n| f.rows(n).is_empty())
+        .collect();
+    assert!(
+        empty.is_empty(),
+        "relations no fixture populates: {empty:?}"
+    );
+}
+
+#[test]
+fn every_file_matches_its_declaration() {
+    let dir = all_facts();
+    let files: BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let declared: BTreeSet<String> = RELATIONS
+        .iter()
+        .map(|r| format!("{}.facts", r.name))
+        .collect();
+    assert_eq!(
+        files, declared,
+        "one file per declared relation, nothing else"
+    );
+    for rel in RELATIONS {
+        let text = std::fs::read(dir.join(format!("{}.facts", rel.name))).unwrap();
+        let text =
+            String::from_utf8(text).unwrap_or_else(|_| panic!("{}.facts is not UTF-8", rel.name));
+        for (n, line) in text.lines().enumerate() {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(
+                fields.len(),
+                rel.columns.len(),
+                "{}.facts line {}: {line:?}",
+                rel.name,
+                n + 1
+            );
+            for (field, col) in fields.iter().zip(rel.columns) {
+                match col.kind {
+                    Kind::Number => {
+                        field.parse::<i32>().unwrap_or_else(|_| {
+                            panic!(
+                                "{}.facts line {}: {field:?} is not a 32-bit number",
+                                rel.name,
+                                n + 1
+                            )
+                        });
+                    }
+                    Kind::Symbol => {
+                        assert!(!field.contains('\r'), "raw CR in {}.facts", rel.name);
+                        llfacts::sink::unescape(field).unwrap_or_else(|| {
+                            panic!("{}.facts line {}: bad escape in {field:?}", rel.name, n + 1)
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Counts from the llvm-ir crate, a reader independent of ours.
+fn llvm_ir_counts(path: &std::path::Path) -> (usize, usize, usize) {
+    let m = llvm_ir::Module::from_bc_path(path).unwrap();
+    let blocks: usize = m.functions.iter().map(|f| f.basic_blocks.len()).sum();
+    let instrs: usize = m
+        .functions
+        .iter()
+        .flat_map(|f| &f.basic_blocks)
+        .map(|b| b.instrs.len() + 1)
+        .sum();
+    (m.functions.len(), blocks, instrs)
+}
+
+#[test]
+fn counts_agree_with_an_independent_reader() {
+    for bc in c_fixtures() {
+        let out = scratch("counts").join("facts");
+        extract_ok(std::slice::from_ref(bc), &out, &["-q"]);
+        let f = Facts::open(&out);
+        let (functions, blocks, instrs) = llvm_ir_counts(bc);
+        assert_eq!(
+            f.rows("function_definition").len(),
+            functions,
+            "{}",
+            bc.display()
+        );
+        assert_eq!(f.rows("block").len(), blocks, "{}", bc.display());
+        assert_eq!(f.rows("instr").len(), instrs, "{}", bc.display());
+        // Per function, too.
+        let mut per_fn: BTreeMap<String, usize> = BTreeMap::new();
+        for r in f.rows("instr_function").iter() {
+            *per_fn.entry(r[1].clone()).or_default() += 1;
+        }
+        let m = llvm_ir::Module::from_bc_path(bc).unwrap();
+        let stem = bc.file_stem().unwrap().to_string_lossy().to_string();
+        for func in &m.functions {
+            let expected: usize = func.basic_blocks.iter().map(|b| b.instrs.len() + 1).sum();
+            let id = if func
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+            {
+                format!("{stem}:@{}", func.name)
+            } else {
+                continue;
+            };
+            assert_eq!(
+                per_fn.get(&id).copied().unwrap_or(0),
+                expected,
+                "instructions of {id}"
+            );
+        }
+    }
+}
+
+#[test]
+fn output_is_byte_identical_for_every_job_count() {
+    let base = scratch("jobs");
+    let inputs = all_fixtures();
+    let mut dirs = Vec::new();
+    for jobs in ["1", "2", "3", "8"] {
+        let dir = base.join(format!("j{jobs}"));
+        extract_ok(&inputs, &dir, &["-q", "--jobs", jobs]);
+        dirs.push(dir);
+    }
+    for rel in RELATIONS {
+        let name = format!("{}.facts", rel.name);
+        let first = std::fs::read(dirs[0].join(&name)).unwrap();
+        for d in &dirs[1..] {
+            assert!(
+                first == std::fs::read(d.join(&name)).unwrap(),
+                "{name} differs in {}",
+                d.display()
+            );
+        }
+    }
+}

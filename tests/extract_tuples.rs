@@ -1,0 +1,340 @@
+//! Specific tuples, each derived by reasoning from C source written in the test and compiled
+//! by clang-19 (at -O0 with value names kept, so the IR is predictable).
+
+mod common;
+
+use common::*;
+
+const FLAGS: &[&str] = &["-O0", "-g", "-fno-discard-value-names"];
+
+/// The instruction that defines `var`.
+fn def(f: &Facts, var: &str) -> String {
+    let rows = f.rows("instr_result");
+    let hit: Vec<&Vec<String>> = rows.iter().filter(|r| r[1] == var).collect();
+    assert_eq!(hit.len(), 1, "definition of {var}");
+    hit[0][0].clone()
+}
+
+#[test]
+fn struct_field_access_and_arithmetic() {
+    let dir = scratch("tuples-struct");
+    let code = "struct Point { int x; long y; char tag; };\n\
+                long scale(struct Point *p, int k) {\n\
+                  return p->y * k + p->x;\n\
+                }\n";
+    let bc = compile_snippet(&dir, "pt", code, FLAGS);
+    let out = dir.join("facts");
+    extract_ok(&[bc], &out, &["-q"]);
+    let f = Facts::open(&out);
+
+    // Module, function header and parameters.
+    assert_eq!(
+        f.lookup("module", "pt", 2),
+        vec![dir.join("pt.c").display().to_string()]
+    );
+    f.assert_has("function_definition", &["pt:@scale"]);
+    f.assert_has("function_name", &["pt:@scale", "scale"]);
+    f.assert_has("function_signature", &["pt:@scale", "i64 (ptr, i32)"]);
+    f.assert_has("function_param", &["pt:@scale", "0", "pt:@scale:%p"]);
+    f.assert_has("function_param", &["pt:@scale", "1", "pt:@scale:%k"]);
+    f.assert_has("function_nparams", &["pt:@scale", "2"]);
+    f.assert_has("variable_type", &["pt:@scale:%k", "i32"]);
+    f.assert_has("function_param_attr", &["pt:@scale", "0", "noundef", ""]);
+
+    // The struct type, laid out by the x86-64 data layout: i32 at 0, i64 at 8, i8 at 16.
+    let s = "pt:%struct.Point";
+    f.assert_has("struct_type_name", &[s, "struct.Point"]);
+    f.assert_has("struct_type_nfields", &[s, "3"]);
+    for (i, (ty, off)) in [("i32", "0"), ("i64", "8"), ("i8", "16")]
+        .iter()
+        .enumerate()
+    {
+        f.assert_has("struct_type_field", &[s, &i.to_string(), ty]);
+        f.assert_has("struct_type_field_offset", &[s, &i.to_string(), off]);
+    }
+    f.assert_has("type_alloc_size", &[s, "24"]);
+    f.assert_has("type_store_size", &[s, "24"]);
+    f.assert_has("type_abi_align", &[s, "8"]);
+    f.assert_has("type_kind", &[s, "struct"]);
+
+    // -O0 spills parameters: `%p.addr = alloca ptr` and `store ptr %p, ptr %p.addr`.
+    let alloca = def(&f, "pt:@scale:%p.addr");
+    f.assert_has("alloca_instr", &[&alloca]);
+    f.assert_has("alloca_type", &[&alloca, "ptr"]);
+    f.assert_has("instr_align", &[&alloca, "8"]);
+    let store = f
+        .rows("store_value")
+        .iter()
+        .find(|r| r[1] == "pt:@scale:%p")
+        .map(|r| r[0].clone())
+        .unwrap();
+    f.assert_has("store_addr", &[&store, "pt:@scale:%p.addr"]);
+    f.assert_has("store_type", &[&store, "ptr"]);
+
+    // `p->y`: `%y = getelementptr inbounds %struct.Point, ptr %0, i32 0, i32 1`.
+    let gep = def(&f, "pt:@scale:%y");
+    f.assert_has("getelementptr_instr", &[&gep]);
+    f.assert_has("gep_source_type", &[&gep, s]);
+    f.assert_has("gep_inbounds", &[&gep]);
+    f.assert_has("gep_nindices", &[&gep, "2"]);
+    f.assert_has("gep_index_type", &[&gep, "0", s]);
+    f.assert_has("gep_index_type", &[&gep, "1", "i64"]);
+    let field_index = f
+        .rows("gep_index")
+        .iter()
+        .find(|r| r[0] == gep && r[1] == "1")
+        .unwrap()[2]
+        .clone();
+    f.assert_has("integer_constant", &[&field_index, "1"]);
+    f.assert_has("integer_constant_value", &[&field_index, "1"]);
+    f.assert_has("constant", &[&field_index, "i32"]);
+    // The load through it reads an i64.
+    let load = f
+        .rows("load_addr")
+        .iter()
+        .find(|r| r[1] == "pt:@scale:%y")
+        .map(|r| r[0].clone())
+        .unwrap();
+    f.assert_has("load_type", &[&load, "i64"]);
+
+    // `(long)k` is `%conv = sext i32 %.. to i64`; `* k` is `%mul = mul nsw i64 %.., %conv`.
+    let conv = def(&f, "pt:@scale:%conv");
+    f.assert_has("sext_instr", &[&conv]);
+    f.assert_has("cast_from_type", &[&conv, "i32"]);
+    f.assert_has("cast_to_type", &[&conv, "i64"]);
+    let mul = def(&f, "pt:@scale:%mul");
+    f.assert_has("mul_instr", &[&mul]);
+    f.assert_has("instr_nsw", &[&mul]);
+    f.assert_has("binop_rhs", &[&mul, "pt:@scale:%conv"]);
+    let add = def(&f, "pt:@scale:%add");
+    f.assert_has("binop_lhs", &[&add, "pt:@scale:%mul"]);
+    let ret = f.rows("ret_instr")[0][0].clone();
+    f.assert_has("ret_value", &[&ret, "pt:@scale:%add"]);
+    f.assert_has("block_terminator", &["pt:@scale:%entry", &ret]);
+    f.assert_has("function_entry_block", &["pt:@scale", "pt:@scale:%entry"]);
+
+    // Debug info: the arithmetic is on line 3; the parameter `p` is declared on line 2.
+    let loc = f
+        .rows("instr_debug_loc")
+        .iter()
+        .find(|r| r[0] == mul)
+        .cloned()
+        .unwrap();
+    assert!(loc[1].ends_with("pt.c"), "{loc:?}");
+    assert_eq!(loc[2], "3");
+    f.assert_has("variable_source_name", &["pt:@scale:%p.addr", "p", "2"]);
+    f.assert_has("variable_source_name", &["pt:@scale:%k.addr", "k", "2"]);
+}
+
+#[test]
+fn globals_constants_and_calls() {
+    let dir = scratch("tuples-globals");
+    let code = "int counter = 7;\n\
+                static const char greeting[] = \"hi\\tthere\";\n\
+                int *pc = &counter;\n\
+                extern int ext(int, ...);\n\
+                int use(void) { return ext(counter, 2.5) + greeting[1]; }\n";
+    let bc = compile_snippet(&dir, "g", code, FLAGS);
+    let out = dir.join("facts");
+    extract_ok(&[bc], &out, &["-q"]);
+    let f = Facts::open(&out);
+
+    f.assert_has("global_var", &["g:@counter", "g"]);
+    f.assert_has("global_var_value_type", &["g:@counter", "i32"]);
+    f.assert_has("global_var_linkage", &["g:@counter", "external"]);
+    f.assert_has("global_var_initializer", &["g:@counter", "g:@counter#init"]);
+    f.assert_has("integer_constant", &["g:@counter#init", "7"]);
+    f.assert_has("integer_constant_value", &["g:@counter#init", "7"]);
+
+    // `static const char greeting[] = "hi\tthere"` is an internal constant [9 x i8] string.
+    f.assert_has("global_var_linkage", &["g:@greeting", "internal"]);
+    f.assert_has("global_var_constant", &["g:@greeting"]);
+    f.assert_has("global_var_value_type", &["g:@greeting", "[9 x i8]"]);
+    f.assert_has("array_type_len", &["[9 x i8]", "9"]);
+    f.assert_has("array_type_elem", &["[9 x i8]", "i8"]);
+    f.assert_has("string_constant", &["g:@greeting#init", "hi\\tthere\\x00"]);
+    f.assert_has("aggregate_constant_nelems", &["g:@greeting#init", "9"]);
+
+    // `int *pc = &counter` points at the global.
+    f.assert_has("global_ref_constant", &["g:@pc#init", "g:@counter"]);
+
+    // `ext(counter, 2.5)`: a direct call through a varargs declaration.
+    f.assert_has("function_declaration", &["g:@ext"]);
+    f.assert_has("function_type_varargs", &["i32 (i32, ...)"]);
+    let call = f
+        .rows("call_direct")
+        .iter()
+        .find(|r| r[1] == "g:@ext")
+        .map(|r| r[0].clone())
+        .unwrap();
+    f.assert_has("call_instr", &[&call]);
+    f.assert_has("call_fn_type", &[&call, "i32 (i32, ...)"]);
+    f.assert_has("call_nargs", &[&call, "2"]);
+    f.assert_has("call_callconv", &[&call, "ccc"]);
+    let callee = f.one("call_callee", &call, 1);
+    f.assert_has("function_ref_constant", &[&callee, "g:@ext"]);
+    let arg1 = f
+        .rows("call_arg")
+        .iter()
+        .find(|r| r[0] == call && r[1] == "1")
+        .unwrap()[2]
+        .clone();
+    f.assert_has("fp_constant", &[&arg1, "2.500000e+00"]);
+    f.assert_has("constant", &[&arg1, "double"]);
+}
+
+#[test]
+fn modules_link_by_name_and_ids_stay_unique() {
+    let dir = scratch("tuples-link");
+    std::fs::create_dir_all(dir.join("other")).unwrap();
+    let a = compile_snippet(&dir, "a", "int shared(int x) { return x + 1; }\n", FLAGS);
+    let b = compile_snippet(
+        &dir,
+        "b",
+        "int shared(int);\nint caller(void) { return shared(41); }\n",
+        FLAGS,
+    );
+    let a2 = compile_snippet(
+        &dir.join("other"),
+        "a",
+        "int shared(int x);\nint twice(int y) { return shared(shared(y)); }\n",
+        FLAGS,
+    );
+    let out = dir.join("facts");
+    extract_ok(&[a, b, a2], &out, &["-q"]);
+    let f = Facts::open(&out);
+
+    // Repeated stems get `~2`.
+    f.assert_has(
+        "module",
+        &[
+            "a",
+            &dir.join("a.bc").display().to_string(),
+            &dir.join("a.c").display().to_string(),
+        ],
+    );
+    assert_eq!(f.lookup("module", "a~2", 0).len(), 1);
+    // One definition and two declarations share the name `shared`.
+    f.assert_has("function_definition", &["a:@shared"]);
+    f.assert_has("function_declaration", &["b:@shared"]);
+    f.assert_has("function_declaration", &["a~2:@shared"]);
+    for id in ["a:@shared", "b:@shared", "a~2:@shared"] {
+        f.assert_has("function_name", &[id, "shared"]);
+    }
+    let call = f
+        .rows("call_direct")
+        .iter()
+        .find(|r| r[1] == "b:@shared")
+        .map(|r| r[0].clone())
+        .unwrap();
+    assert!(call.starts_with("b:@caller:%entry:"), "{call}");
+    // Ids never repeat across modules.
+    for rel in ["instr", "block", "variable", "constant", "function"] {
+        let rows = f.rows(rel);
+        let ids: std::collections::HashSet<&String> = rows.iter().map(|r| &r[0]).collect();
+        assert_eq!(ids.len(), rows.len(), "{rel} ids repeat");
+    }
+}
+
+#[test]
+fn layout_facts_match_what_the_c_compiler_computed() {
+    // fixtures/c/layout.c stores sizeof/_Alignof/offsetof values next to their meanings.
+    let bc = c_fixtures()
+        .iter()
+        .find(|p| p.file_name().unwrap() == "layout.O0.bc")
+        .unwrap();
+    let out = scratch("tuples-layout").join("facts");
+    extract_ok(std::slice::from_ref(bc), &out, &["-q"]);
+    let f = Facts::open(&out);
+    let m = "layout.O0";
+    let elems = |global: &str| -> Vec<String> {
+        let init = f.one("global_var_initializer", &format!("{m}:@{global}"), 1);
+        let mut e: Vec<(usize, String)> = f
+            .rows("aggregate_constant_elem")
+            .iter()
+            .filter(|r| r[0] == init)
+            .map(|r| (r[1].parse().unwrap(), r[2].clone()))
+            .collect();
+        e.sort();
+        e.into_iter().map(|(_, c)| c).collect()
+    };
+    let values: Vec<String> = elems("layout_facts")
+        .iter()
+        .map(|c| f.one("integer_constant", c, 1))
+        .collect();
+    let names: Vec<String> = elems("layout_fact_names")
+        .iter()
+        .map(|c| {
+            let global = f.one("global_ref_constant", c, 1);
+            let init = f.one("global_var_initializer", &global, 1);
+            let text = f.one("string_constant", &init, 1);
+            text.trim_end_matches("\\x00").to_string()
+        })
+        .collect();
+    assert_eq!(values.len(), names.len());
+    assert!(values.len() > 30, "layout.c lists its facts");
+    let mut checked = 0;
+    for (name, value) in names.iter().zip(&values) {
+        let words: Vec<&str> = name.split(' ').collect();
+        let ty = format!("{m}:%{}", words[0]);
+        if name.contains("aligned_member") && words[1] == "align" {
+            continue; // C's _Alignof comes from an attribute the LLVM type does not carry.
+        }
+        match words[1] {
+            "size" => f.assert_has("type_alloc_size", &[&ty, value]),
+            "align" => f.assert_has("type_abi_align", &[&ty, value]),
+            "offset" => f.assert_has("struct_type_field_offset", &[&ty, words[3], value]),
+            other => panic!("unknown layout fact kind {other} in {name:?}"),
+        }
+        checked += 1;
+    }
+    assert!(checked > 30);
+}
+
+#[test]
+fn names_with_special_bytes_are_escaped_and_round_trip() {
+    let ll = repo().join("fixtures/ll/names.ll");
+    let out = scratch("tuples-names").join("facts");
+    extract_ok(&[ll], &out, &["-q"]);
+    let f = Facts::open(&out);
+    let raw_names: Vec<Vec<u8>> = f
+        .rows("global_var_name")
+        .iter()
+        .map(|r| llfacts::sink::unescape(&r[1]).unwrap())
+        .collect();
+    for expected in [
+        &b"name with\ttab"[..],
+        b"line\nbreak",
+        b"quote\"and\\backslash",
+        b"non-utf8-\xff-byte",
+        "utf8-été-✓".as_bytes(),
+        b"123",
+        b"tab\t\t\tand-cr\r",
+        b"ctrl\x01\x02\x1f\x7f",
+    ] {
+        assert!(
+            raw_names.iter().any(|n| n == expected),
+            "missing global named {:?}",
+            String::from_utf8_lossy(expected)
+        );
+    }
+    // The escaped forms, as Soufflé reads them.
+    f.assert_has(
+        "global_var_name",
+        &["names:@\"name with\\\\09tab\"", "name with\\ttab"],
+    );
+    f.assert_has(
+        "global_var_name",
+        &["names:@\"non-utf8-\\\\FF-byte\"", "non-utf8-\\xff-byte"],
+    );
+    // A local named "2" and the unnamed slot values do not collide.
+    let vars: Vec<String> = f
+        .rows("variable_name")
+        .iter()
+        .map(|r| r[1].clone())
+        .collect();
+    assert!(
+        vars.contains(&"%\"2\"".to_string()) && vars.contains(&"%1".to_string()),
+        "{vars:?}"
+    );
+}

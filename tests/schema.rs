@@ -1,0 +1,130 @@
+//! `schema/` is generated from the relation registry; these tests fail when they drift.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn schema_files_match_registry() {
+    let dir = repo().join("schema");
+    let mut expected: Vec<String> = Vec::new();
+    for (name, text) in llfacts::schema::files() {
+        let path = dir.join(&name);
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            on_disk == text,
+            "{} is stale: run `just schema`",
+            path.display()
+        );
+        expected.push(name);
+    }
+    let mut present: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
+    present.sort();
+    expected.sort();
+    assert_eq!(
+        present, expected,
+        "schema/ holds exactly the generated files"
+    );
+}
+
+#[test]
+fn schema_command_prints_every_declaration() {
+    let o = llfacts().arg("schema").output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    for rel in llfacts::relations::RELATIONS {
+        let cols: Vec<String> = rel
+            .columns
+            .iter()
+            .map(|c| format!("{}: {}", c.name, c.kind.souffle_name()))
+            .collect();
+        assert!(
+            text.contains(&format!(
+                ".decl {}({})\n.input {}\n",
+                rel.name,
+                cols.join(", "),
+                rel.name
+            )),
+            "{}",
+            rel.name
+        );
+    }
+    assert_eq!(
+        text.matches(".decl ").count(),
+        llfacts::relations::RELATIONS.len()
+    );
+}
+
+/// Words Soufflé's lexer reserves (its scanner rules), which cannot name a relation or column.
+const SOUFFLE_KEYWORDS: &[&str] = &[
+    "autoinc",
+    "band",
+    "bor",
+    "bxor",
+    "bnot",
+    "bshl",
+    "bshr",
+    "bshru",
+    "land",
+    "lor",
+    "lxor",
+    "lnot",
+    "match",
+    "mean",
+    "cat",
+    "ord",
+    "fold",
+    "range",
+    "strlen",
+    "substr",
+    "stateful",
+    "contains",
+    "output",
+    "input",
+    "overridable",
+    "printsize",
+    "eqrel",
+    "inline",
+    "no_inline",
+    "magic",
+    "no_magic",
+    "brie",
+    "btree_delete",
+    "btree",
+    "min",
+    "max",
+    "as",
+    "nil",
+    "count",
+    "sum",
+    "true",
+    "false",
+    "to_float",
+    "to_number",
+    "to_string",
+    "to_unsigned",
+    "symbol",
+    "number",
+    "unsigned",
+    "float",
+];
+
+#[test]
+fn relation_names_are_unique_and_valid_souffle_identifiers() {
+    let mut seen = std::collections::HashSet::new();
+    for rel in llfacts::relations::RELATIONS {
+        assert!(seen.insert(rel.name), "duplicate relation {}", rel.name);
+        let ok = |s: &str| {
+            s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !SOUFFLE_KEYWORDS.contains(&s)
+        };
+        assert!(ok(rel.name), "{}", rel.name);
+        for c in rel.columns {
+            assert!(ok(c.name), "{}.{}", rel.name, c.name);
+        }
+    }
+}
