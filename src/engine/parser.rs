@@ -614,6 +614,12 @@ impl Parser<'_> {
             ));
         }
         self.expect("(")?;
+        let args = self.term_list()?;
+        Ok(Atom { name, args, loc })
+    }
+
+    /// Comma-separated terms up to and including the closing `)`; the `(` is already eaten.
+    fn term_list(&mut self) -> Result<Vec<Term>> {
         let mut args = Vec::new();
         if !self.is(")") {
             loop {
@@ -624,7 +630,7 @@ impl Parser<'_> {
             }
         }
         self.expect(")")?;
-        Ok(Atom { name, args, loc })
+        Ok(args)
     }
 
     /// body := conj (';' conj)* ; returns the alternatives in DNF.
@@ -928,16 +934,7 @@ impl Parser<'_> {
                         self.expect(")")?;
                         return Ok(Term::As(Box::new(t), ty, loc));
                     }
-                    let mut args = Vec::new();
-                    if !self.is(")") {
-                        loop {
-                            args.push(self.term()?);
-                            if !self.eat(",") {
-                                break;
-                            }
-                        }
-                    }
-                    self.expect(")")?;
+                    let mut args = self.term_list()?;
                     if (name == "min" || name == "max") && self.is(":") {
                         // `min (expr) : body` — an aggregate whose target is parenthesized.
                         if args.len() != 1 {

@@ -9,7 +9,10 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
 use super::llvm::bytes;
+use super::Worker;
 use super::types::TypeNamer;
+use crate::relations::Rel;
+use crate::sink::Id;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Class {
@@ -145,7 +148,7 @@ pub fn table() -> &'static HashMap<u32, (&'static str, Class)> {
 }
 
 /// Every attribute at `index` (function, return or parameter) as (name, value) pairs.
-pub unsafe fn read(
+unsafe fn read(
     count: u32,
     fill: impl FnOnce(*mut LLVMAttributeRef),
     types: &mut TypeNamer,
@@ -182,31 +185,45 @@ unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<
     }
 }
 
-pub unsafe fn of_function(
-    f: LLVMValueRef,
-    index: u32,
-    types: &mut TypeNamer,
-) -> Vec<(Vec<u8>, Vec<u8>)> {
-    unsafe {
-        read(
-            LLVMGetAttributeCountAtIndex(f, index),
-            |p| LLVMGetAttributesAtIndex(f, index, p),
-            types,
-        )
+/// What carries an attribute list.
+#[derive(Clone, Copy)]
+pub enum Site {
+    Function(LLVMValueRef),
+    Call(LLVMValueRef),
+}
+
+impl Site {
+    unsafe fn read(self, index: u32, types: &mut TypeNamer) -> Vec<(Vec<u8>, Vec<u8>)> {
+        unsafe {
+            match self {
+                Site::Function(f) => {
+                    read(LLVMGetAttributeCountAtIndex(f, index), |p| LLVMGetAttributesAtIndex(f, index, p), types)
+                }
+                Site::Call(c) => {
+                    read(LLVMGetCallSiteAttributeCount(c, index), |p| LLVMGetCallSiteAttributes(c, index, p), types)
+                }
+            }
+        }
     }
 }
 
-pub unsafe fn of_call(
-    c: LLVMValueRef,
-    index: u32,
-    types: &mut TypeNamer,
-) -> Vec<(Vec<u8>, Vec<u8>)> {
-    unsafe {
-        read(
-            LLVMGetCallSiteAttributeCount(c, index),
-            |p| LLVMGetCallSiteAttributes(c, index, p),
-            types,
-        )
+impl Worker<'_> {
+    /// Function, return and per-parameter attributes of `site`, into the three relations
+    /// given (function_attr, function_ret_attr, function_param_attr or the call_* ones).
+    pub unsafe fn attributes(&mut self, id: &Id, site: Site, nparams: u32, rels: (Rel, Rel, Rel)) {
+        unsafe {
+            for (k, v) in site.read(llvm_sys::LLVMAttributeFunctionIndex, &mut self.types) {
+                self.out.emit(rels.0, (id, k, v));
+            }
+            for (k, v) in site.read(llvm_sys::LLVMAttributeReturnIndex, &mut self.types) {
+                self.out.emit(rels.1, (id, k, v));
+            }
+            for p in 0..nparams {
+                for (k, v) in site.read(p + 1, &mut self.types) {
+                    self.out.emit(rels.2, (id, p as i32, k, v));
+                }
+            }
+        }
     }
 }
 

@@ -673,20 +673,8 @@ impl Worker<'_> {
                     fact!(self.out, call_tail, id, t);
                 }
             }
-            for (k, v) in
-                attrs::of_call(instr, llvm_sys::LLVMAttributeFunctionIndex, &mut self.types)
-            {
-                fact!(self.out, call_attr, id, k, v);
-            }
-            for (k, v) in attrs::of_call(instr, llvm_sys::LLVMAttributeReturnIndex, &mut self.types)
-            {
-                fact!(self.out, call_ret_attr, id, k, v);
-            }
-            for a in 0..nargs {
-                for (k, v) in attrs::of_call(instr, a as u32 + 1, &mut self.types) {
-                    fact!(self.out, call_arg_attr, id, a as i32, k, v);
-                }
-            }
+            let rels = (Rel::call_attr, Rel::call_ret_attr, Rel::call_arg_attr);
+            self.attributes(id, attrs::Site::Call(instr), nargs as u32, rels);
             let mut next_op = nargs;
             for b in 0..LLVMGetNumOperandBundles(instr) {
                 let bundle = LLVMGetOperandBundleAtIndex(instr, b);

@@ -10,6 +10,7 @@ use llvm_sys::{
 use super::llvm::{self, bytes, cstr, name};
 use super::{Worker, attrs, callconv_name};
 use crate::fact;
+use crate::relations::Rel;
 use crate::sink::Id;
 
 fn linkage_name(l: LLVMLinkage) -> &'static str {
@@ -261,20 +262,8 @@ impl Worker<'_> {
             }
             let nparams = LLVMCountParams(f);
             fact!(self.out, function_nparams, id, nparams as i32);
-            for (k, v) in
-                attrs::of_function(f, llvm_sys::LLVMAttributeFunctionIndex, &mut self.types)
-            {
-                fact!(self.out, function_attr, id, k, v);
-            }
-            for (k, v) in attrs::of_function(f, llvm_sys::LLVMAttributeReturnIndex, &mut self.types)
-            {
-                fact!(self.out, function_ret_attr, id, k, v);
-            }
-            for p in 0..nparams {
-                for (k, v) in attrs::of_function(f, p + 1, &mut self.types) {
-                    fact!(self.out, function_param_attr, id, p as i32, k, v);
-                }
-            }
+            let rels = (Rel::function_attr, Rel::function_ret_attr, Rel::function_param_attr);
+            self.attributes(id, attrs::Site::Function(f), nparams, rels);
         }
     }
 }
