@@ -3,9 +3,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+const EXAMPLES: &str = "Examples:
+  llfacts extract foo.bc -o facts/             facts for one module
+  llfacts extract a.bc b.ll c.bc -o facts/     one fact set for several modules
+  llfacts schema > schema.dl                   declarations to include from Soufflé programs
+  llfacts run rules/callgraph.dl -F facts/ -D -   evaluate rules, print the outputs";
+
 /// Turn LLVM bitcode into Datalog facts for Soufflé, and evaluate Soufflé rules over them.
 #[derive(Parser)]
-#[command(name = "llfacts", version, about, long_about = None)]
+#[command(name = "llfacts", version, about, long_about = None, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

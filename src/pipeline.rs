@@ -67,6 +67,8 @@ pub struct Progress {
     total_modules: usize,
     modules: usize,
     functions: usize,
+    /// Functions done and defined in the module being emitted.
+    current: (usize, usize),
     last: Instant,
 }
 
@@ -77,17 +79,20 @@ impl Progress {
             total_modules,
             modules: 0,
             functions: 0,
+            current: (0, 0),
             last: Instant::now(),
         }
     }
 
-    fn functions_done(&mut self, n: usize) {
-        self.functions += n;
+    fn functions_done(&mut self, done: usize, of: usize) {
+        self.functions += done - self.current.0;
+        self.current = (done, of);
         self.draw(false);
     }
 
     fn module_done(&mut self) {
         self.modules += 1;
+        self.current = (0, 0);
         self.draw(true);
     }
 
@@ -97,7 +102,13 @@ impl Progress {
         }
         self.last = Instant::now();
         let width = 30;
-        let filled = width * self.modules / self.total_modules.max(1);
+        let within = if self.current.1 == 0 {
+            0.0
+        } else {
+            self.current.0 as f64 / self.current.1 as f64
+        };
+        let fraction = (self.modules as f64 + within) / self.total_modules.max(1) as f64;
+        let filled = ((width as f64 * fraction) as usize).min(width);
         eprint!(
             "\r[{}{}] {}/{} modules, {} functions",
             "#".repeat(filled),
@@ -180,7 +191,7 @@ fn emit_all(
                 id,
                 path.as_os_str().as_encoded_bytes(),
                 &mut sink,
-                &mut |n| progress.functions_done(n),
+                &mut |done, of| progress.functions_done(done, of),
             )?;
             total.functions += counts.functions;
             total.instructions += counts.instructions;

@@ -325,3 +325,30 @@ fn summary_line_and_quiet() {
     let o = extract(&[input], &dir.join("facts2"), &["--quiet"]);
     assert!(o.status.success() && o.stderr.is_empty());
 }
+
+#[test]
+fn progress_bar_only_on_a_terminal() {
+    let dir = scratch("err-progress");
+    let input = valid_bitcode(&dir);
+    // Not a terminal: the summary is the only line.
+    let o = extract(&[input.clone()], &dir.join("facts"), &[]);
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
+    // A pseudo-terminal (util-linux `script`): the progress line shows up before the summary.
+    let cmd = format!(
+        "{} extract {} -o {}",
+        env!("CARGO_BIN_EXE_llfacts"),
+        input.display(),
+        dir.join("tty").display()
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(
+        text.contains("[##############################] 1/1 modules, 2 functions"),
+        "{text:?}"
+    );
+    assert!(text.contains("llfacts: 1 module, 2 functions"), "{text:?}");
+}

@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
-use super::llvm::bytes;
 use super::Worker;
+use super::llvm::bytes;
 use super::types::TypeNamer;
 use crate::relations::Rel;
 use crate::sink::Id;
@@ -196,12 +196,16 @@ impl Site {
     unsafe fn read(self, index: u32, types: &mut TypeNamer) -> Vec<(Vec<u8>, Vec<u8>)> {
         unsafe {
             match self {
-                Site::Function(f) => {
-                    read(LLVMGetAttributeCountAtIndex(f, index), |p| LLVMGetAttributesAtIndex(f, index, p), types)
-                }
-                Site::Call(c) => {
-                    read(LLVMGetCallSiteAttributeCount(c, index), |p| LLVMGetCallSiteAttributes(c, index, p), types)
-                }
+                Site::Function(f) => read(
+                    LLVMGetAttributeCountAtIndex(f, index),
+                    |p| LLVMGetAttributesAtIndex(f, index, p),
+                    types,
+                ),
+                Site::Call(c) => read(
+                    LLVMGetCallSiteAttributeCount(c, index),
+                    |p| LLVMGetCallSiteAttributes(c, index, p),
+                    types,
+                ),
             }
         }
     }

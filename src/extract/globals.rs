@@ -262,7 +262,11 @@ impl Worker<'_> {
             }
             let nparams = LLVMCountParams(f);
             fact!(self.out, function_nparams, id, nparams as i32);
-            let rels = (Rel::function_attr, Rel::function_ret_attr, Rel::function_param_attr);
+            let rels = (
+                Rel::function_attr,
+                Rel::function_ret_attr,
+                Rel::function_param_attr,
+            );
             self.attributes(id, attrs::Site::Function(f), nparams, rels);
         }
     }

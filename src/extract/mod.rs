@@ -209,13 +209,14 @@ const CHUNK: usize = 512;
 const RUN: usize = 16;
 
 /// Emits every fact of `module`, handing buffers to `sink` in a fixed order.
-/// `path` is how the input was named on the command line.
+/// `path` is how the input was named on the command line; `progress` gets the number of
+/// defined functions done and in all.
 pub fn extract_module(
     module: &input::Module,
     id: &[u8],
     path: &[u8],
     sink: &mut dyn FnMut(FactBuf) -> Result<()>,
-    progress: &mut dyn FnMut(usize),
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Counts> {
     unsafe {
         let ctx = ModuleCtx::new(module, id.to_vec());
@@ -252,6 +253,7 @@ pub fn extract_module(
             functions: defined.len(),
             instructions: 0,
         };
+        let mut done = 0;
         for chunk in defined.chunks(CHUNK) {
             // Runs of consecutive functions share a worker (its buffers and type memo); the
             // runs are fixed by position, so the output does not depend on scheduling.
@@ -271,7 +273,8 @@ pub fn extract_module(
                 counts.instructions += n;
                 sink(out)?;
             }
-            progress(chunk.len());
+            done += chunk.len();
+            progress(done, defined.len());
         }
 
         let mut type_facts = FactBuf::new();
