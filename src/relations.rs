@@ -249,6 +249,8 @@ group functions "Functions (definitions and declarations), parameters and attrib
     function_unnamed_addr(func: symbol, kind: symbol)
     "Comdat the function belongs to."
     function_comdat(func: symbol, comdat: symbol)
+    "Source file and line of a function's definition, from its debug info (DISubprogram)."
+    function_debug_loc(func: symbol, file: symbol, line: number)
     "Names of LLVM intrinsics (`llvm.*`) among functions."
     function_intrinsic(func: symbol)
     "Formal parameter by index: a variable id (definitions only)."

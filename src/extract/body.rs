@@ -335,11 +335,7 @@ impl Worker<'_> {
                 let file = bytes(LLVMGetDebugLocFilename(instr, &mut len), len as usize);
                 let mut dlen = 0;
                 let dir = bytes(LLVMGetDebugLocDirectory(instr, &mut dlen), dlen as usize);
-                let path = if dir.is_empty() || file.starts_with(b"/") {
-                    file.to_vec()
-                } else {
-                    [dir, b"/", file].concat()
-                };
+                let path = llvm::source_path(dir, file);
                 let line = LLVMGetDebugLocLine(instr) as i32;
                 let column = LLVMGetDebugLocColumn(instr) as i32;
                 fact!(self.out, instr_debug_loc, id, path, line, column);

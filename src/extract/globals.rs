@@ -209,6 +209,26 @@ impl Worker<'_> {
                 fact!(self.out, function_definition, id);
             }
             fact!(self.out, function_name, id, fname);
+            let sp = llvm_sys::debuginfo::LLVMGetSubprogram(f);
+            if !sp.is_null() {
+                use llvm_sys::debuginfo::*;
+                let file = LLVMDIScopeGetFile(sp);
+                let (mut flen, mut dlen) = (0, 0);
+                let path = if file.is_null() {
+                    Vec::new()
+                } else {
+                    let name = bytes(LLVMDIFileGetFilename(file, &mut flen), flen as usize);
+                    let dir = bytes(LLVMDIFileGetDirectory(file, &mut dlen), dlen as usize);
+                    llvm::source_path(dir, name)
+                };
+                fact!(
+                    self.out,
+                    function_debug_loc,
+                    id,
+                    path,
+                    LLVMDISubprogramGetLine(sp) as i32
+                );
+            }
             if fname.starts_with(b"llvm.") {
                 fact!(self.out, function_intrinsic, id);
             }

@@ -146,6 +146,15 @@ pub unsafe fn real_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
     all
 }
 
+/// A debug-info file name made absolute with its directory when it is relative.
+pub fn source_path(dir: &[u8], file: &[u8]) -> Vec<u8> {
+    if dir.is_empty() || file.starts_with(b"/") {
+        file.to_vec()
+    } else {
+        [dir, b"/", file].concat()
+    }
+}
+
 pub unsafe fn type_is_void(t: LLVMTypeRef) -> bool {
     unsafe { LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMVoidTypeKind }
 }
