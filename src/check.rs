@@ -12,7 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::json;
 
 use crate::engine::{self, Backend, Database, OutTarget, Program};
-use crate::relations::RELATIONS;
+use crate::relations;
 use crate::sink::{FactBuf, unescape};
 use crate::{pipeline, schema, writer};
 
@@ -62,10 +62,7 @@ impl Facts {
     fn rows(&self, name: &str) -> Result<Vec<Vec<String>>> {
         let text = match self {
             Facts::Memory(buf) => {
-                let i = RELATIONS
-                    .iter()
-                    .position(|r| r.name == name)
-                    .expect("registered relation");
+                let i = relations::index_of(name).expect("registered relation");
                 String::from_utf8(buf.buffer(i).to_vec()).expect("escaped facts are UTF-8")
             }
             Facts::Dir(dir) => {
@@ -85,12 +82,9 @@ impl Facts {
             Facts::Dir(dir) => db.load_inputs(dir),
             Facts::Memory(buf) => {
                 for name in program.inputs() {
-                    let i = RELATIONS
-                        .iter()
-                        .position(|r| r.name == name)
-                        .ok_or_else(|| {
-                            anyhow!("rules read relation `{name}`, which llfacts does not produce")
-                        })?;
+                    let i = relations::index_of(name).ok_or_else(|| {
+                        anyhow!("rules read relation `{name}`, which llfacts does not produce")
+                    })?;
                     let text = std::str::from_utf8(buf.buffer(i)).expect("escaped facts are UTF-8");
                     for line in text.lines() {
                         let fields: Vec<&str> = line.split('\t').collect();
@@ -207,7 +201,9 @@ fn violations_of(
                 &OutTarget::Dir(out.clone()),
                 jobs,
             )?;
-            let text = std::fs::read_to_string(out.join("violation.csv")).unwrap_or_default();
+            let csv = out.join("violation.csv");
+            let text = std::fs::read_to_string(&csv)
+                .map_err(|e| anyhow!("{}: {}", csv.display(), writer::cause(&e)))?;
             text.lines()
                 .map(|l| l.split('\t').map(str::to_string).collect())
                 .collect()

@@ -76,8 +76,9 @@ pub fn count() -> usize {
     RELATIONS.len()
 }
 
-pub fn by_name(name: &str) -> Option<&'static Relation> {
-    RELATIONS.iter().find(|r| r.name == name)
+/// The index of the relation called `name` (its position in [`RELATIONS`]).
+pub fn index_of(name: &str) -> Option<usize> {
+    RELATIONS.iter().position(|r| r.name == name)
 }
 
 relations! {

@@ -164,10 +164,6 @@ impl FactBuf {
         self.counts[rel]
     }
 
-    pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
-    }
-
     /// Appends another buffer's tuples after this one's.
     pub fn append(&mut self, other: FactBuf) {
         for (i, (buf, n)) in other.bufs.into_iter().zip(other.counts).enumerate() {
