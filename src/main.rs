@@ -158,6 +158,18 @@ fn run(command: Command) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
+    // A bug must still end in one line and a non-zero exit, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("llfacts: internal error{at}: {}", msg.lines().next().unwrap_or(""));
+        std::process::exit(101);
+    }));
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
