@@ -17,7 +17,10 @@ use crate::sink::{FactBuf, unescape};
 use crate::{pipeline, schema, writer};
 
 /// The rule files built into the binary, as (file name, text).
-pub const BUILTIN_RULES: &[(&str, &str)] = &[];
+pub const BUILTIN_RULES: &[(&str, &str)] = &[
+    ("checks.dl", include_str!("../rules/checks.dl")),
+    ("wellformed.dl", include_str!("../rules/wellformed.dl")),
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

@@ -166,8 +166,14 @@ fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        eprintln!("llfacts: internal error{at}: {}", msg.lines().next().unwrap_or(""));
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "llfacts: internal error{at}: {}",
+            msg.lines().next().unwrap_or("")
+        );
         std::process::exit(101);
     }));
     let cli = Cli::parse();

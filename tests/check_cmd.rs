@@ -209,3 +209,38 @@ fn errors_and_usage() {
     assert_eq!(check(&[], &[]).status.code(), Some(2));
     assert_eq!(check(&["--facts"], &[&dir, &bc]).status.code(), Some(2));
 }
+
+#[test]
+fn builtin_checks_fire_on_corrupted_facts() {
+    // Make the `a + b` add of the snippet claim an i64 result while its operands stay i32.
+    let dir = scratch("check-builtin");
+    let bc = snippet(&dir);
+    let facts = dir.join("facts");
+    extract_ok(&[bc], &facts, &["-q"]);
+    let f = Facts::open(&facts);
+    let add = f.rows("add_instr")[0][0].clone();
+    let result = f.one("instr_result", &add, 1);
+    let path = facts.join("variable_type.facts");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let from = format!("{result}\ti32\n");
+    assert!(text.contains(&from));
+    std::fs::write(&path, text.replace(&from, &format!("{result}\ti64\n"))).unwrap();
+
+    let o = check(&["--format", "json", "--facts"], &[&facts]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let hit = doc["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["check"] == "binop-operand-types")
+        .unwrap_or_else(|| panic!("no binop-operand-types in {doc}"));
+    assert_eq!(hit["entity"], add.as_str());
+    assert_eq!(hit["location"]["line"], 2);
+    assert_eq!(hit["location"]["column"], 13);
+}

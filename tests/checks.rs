@@ -130,6 +130,17 @@ lp:
   %lpv = landingpad { ptr, i32 } cleanup
   resume { ptr, i32 } %lpv
 }
+
+define void @misc(ptr %p, i32 %x, <4 x i32> %v, ptr %ap) {
+entry:
+  %old = atomicrmw add ptr %p, i32 %x seq_cst                                 ; 0
+  %pair = cmpxchg ptr %p, i32 %x, i32 %old seq_cst seq_cst                    ; 1
+  %va = va_arg ptr %ap, i32                                                   ; 2
+  %sh = shufflevector <4 x i32> %v, <4 x i32> %v, <2 x i32> <i32 0, i32 5>    ; 3
+  indirectbr ptr blockaddress(@misc, %next), [label %next]                    ; 4
+next:
+  ret void
+}
 "#;
 
 /// One corruption of a fact file. Patterns match a row's leading fields; `*` matches any.
@@ -181,107 +192,474 @@ const RET: &str = "m:@ops:%join:1";
 const SWPHI: &str = "m:@sw:%two:0";
 const INVOKE: &str = "m:@inv:%entry:0";
 const VOIDRET: &str = "m:@inv:%ok:0";
+macro_rules! misc {
+    ($n:literal) => {
+        concat!("m:@misc:%entry:", $n)
+    };
+}
 
 /// Every check id with a corruption that makes it fire on `MODULE`'s facts.
 const CASES: &[Case] = &[
     // ---- types (thesis tables 60-62, 65, 69)
-    c("vector-has-elem", "<4 x i32>", &[Drop("vector_type_elem", &["<4 x i32>"])]),
-    c("vector-has-len", "<4 x i32>", &[Drop("vector_type_len", &["<4 x i32>"])]),
-    c("vector-size-positive", "<4 x i32>", &[Set("vector_type_len", &["<4 x i32>"], 1, "0")]),
-    c("vector-elem-kind", "<4 x i32>", &[Set("vector_type_elem", &["<4 x i32>"], 1, "[4 x i16]")]),
-    c("array-has-elem", "[4 x i16]", &[Drop("array_type_elem", &["[4 x i16]"])]),
-    c("function-type-has-return", "i32 (i32, ptr)", &[Drop("function_type_return", &["i32 (i32, ptr)"])]),
-    c("function-type-return-kind", "void ()", &[Set("function_type_return", &["void ()"], 1, "label")]),
-    c("function-type-param-count", "i32 (i32, ptr)", &[Set("function_type_nparams", &["i32 (i32, ptr)"], 1, "3")]),
+    c(
+        "vector-has-elem",
+        "<4 x i32>",
+        &[Drop("vector_type_elem", &["<4 x i32>"])],
+    ),
+    c(
+        "vector-has-len",
+        "<4 x i32>",
+        &[Drop("vector_type_len", &["<4 x i32>"])],
+    ),
+    c(
+        "vector-size-positive",
+        "<4 x i32>",
+        &[Set("vector_type_len", &["<4 x i32>"], 1, "0")],
+    ),
+    c(
+        "vector-elem-kind",
+        "<4 x i32>",
+        &[Set("vector_type_elem", &["<4 x i32>"], 1, "[4 x i16]")],
+    ),
+    c(
+        "array-has-elem",
+        "[4 x i16]",
+        &[Drop("array_type_elem", &["[4 x i16]"])],
+    ),
+    c(
+        "function-type-has-return",
+        "i32 (i32, ptr)",
+        &[Drop("function_type_return", &["i32 (i32, ptr)"])],
+    ),
+    c(
+        "function-type-return-kind",
+        "void ()",
+        &[Set("function_type_return", &["void ()"], 1, "label")],
+    ),
+    c(
+        "function-type-param-count",
+        "i32 (i32, ptr)",
+        &[Set("function_type_nparams", &["i32 (i32, ptr)"], 1, "3")],
+    ),
     // ---- functions (tables 71-72)
-    c("function-has-signature", "m:@vfn", &[Drop("function_signature", &["m:@vfn"])]),
-    c("function-nparams-signature", "m:@ops", &[Set("function_nparams", &["m:@ops"], 1, "5")]),
-    c("function-param-type", "m:@ops:%a", &[Set("variable_type", &["m:@ops:%a"], 1, "i64")]),
+    c(
+        "function-has-signature",
+        "m:@vfn",
+        &[Drop("function_signature", &["m:@vfn"])],
+    ),
+    c(
+        "function-nparams-signature",
+        "m:@ops",
+        &[Set("function_nparams", &["m:@ops"], 1, "5")],
+    ),
+    c(
+        "function-param-type",
+        "m:@ops:%a",
+        &[Set("variable_type", &["m:@ops:%a"], 1, "i64")],
+    ),
     // ---- binary and unary operators (tables 88-92)
     c("binop-has-operands", e!(0), &[Drop("binop_rhs", &[e!(0)])]),
-    c("binop-result-kind", e!(0), &[Set("instr", &[e!(0)], 1, "fadd")]),
-    c("binop-operand-types", e!(0), &[Set("binop_rhs", &[e!(0)], 1, "m:@ops:%x")]),
+    c(
+        "binop-result-kind",
+        e!(0),
+        &[Set("instr", &[e!(0)], 1, "fadd")],
+    ),
+    c(
+        "binop-operand-types",
+        e!(0),
+        &[Set("binop_rhs", &[e!(0)], 1, "m:@ops:%x")],
+    ),
     c("unop-has-operand", e!(2), &[Drop("unop_operand", &[e!(2)])]),
     // ---- conversions (tables 93-98)
     c("cast-has-operand", e!(3), &[Drop("cast_from", &[e!(3)])]),
-    c("cast-from-type", e!(3), &[Set("cast_from_type", &[e!(3)], 1, "i64")]),
-    c("cast-result-type", e!(3), &[Set("cast_to_type", &[e!(3)], 1, "i16")]),
-    c("cast-operand-kind", e!(8), &[Set("cast_from_type", &[e!(8)], 1, "i32")]),
-    c("cast-result-kind", e!(9), &[Set("cast_to_type", &[e!(9)], 1, "i32")]),
-    c("cast-vector-compatible", e!(3), &[Set("cast_to_type", &[e!(3)], 1, "<4 x i32>")]),
-    c("trunc-narrows", e!(3), &[Set("cast_to_type", &[e!(3)], 1, "i64")]),
-    c("ext-widens", e!(4), &[Set("cast_to_type", &[e!(4)], 1, "i8")]),
-    c("fptrunc-narrows", e!(6), &[Set("cast_to_type", &[e!(6)], 1, "double")]),
-    c("fpext-widens", e!(7), &[Set("cast_to_type", &[e!(7)], 1, "float")]),
-    c("addrspacecast-addrspace", e!(13), &[Set("cast_to_type", &[e!(13)], 1, "ptr")]),
-    c("bitcast-kind", e!(12), &[Set("cast_to_type", &[e!(12)], 1, "m:%S")]),
-    c("bitcast-pointer", e!(12), &[Set("cast_to_type", &[e!(12)], 1, "ptr")]),
-    c("bitcast-size", e!(12), &[Set("cast_to_type", &[e!(12)], 1, "i32")]),
+    c(
+        "cast-from-type",
+        e!(3),
+        &[Set("cast_from_type", &[e!(3)], 1, "i64")],
+    ),
+    c(
+        "cast-result-type",
+        e!(3),
+        &[Set("cast_to_type", &[e!(3)], 1, "i16")],
+    ),
+    c(
+        "cast-operand-kind",
+        e!(8),
+        &[Set("cast_from_type", &[e!(8)], 1, "i32")],
+    ),
+    c(
+        "cast-result-kind",
+        e!(9),
+        &[Set("cast_to_type", &[e!(9)], 1, "i32")],
+    ),
+    c(
+        "cast-vector-compatible",
+        e!(3),
+        &[Set("cast_to_type", &[e!(3)], 1, "<4 x i32>")],
+    ),
+    c(
+        "trunc-narrows",
+        e!(3),
+        &[Set("cast_to_type", &[e!(3)], 1, "i64")],
+    ),
+    c(
+        "ext-widens",
+        e!(4),
+        &[Set("cast_to_type", &[e!(4)], 1, "i8")],
+    ),
+    c(
+        "fptrunc-narrows",
+        e!(6),
+        &[Set("cast_to_type", &[e!(6)], 1, "double")],
+    ),
+    c(
+        "fpext-widens",
+        e!(7),
+        &[Set("cast_to_type", &[e!(7)], 1, "float")],
+    ),
+    c(
+        "addrspacecast-addrspace",
+        e!(13),
+        &[Set("cast_to_type", &[e!(13)], 1, "ptr")],
+    ),
+    c(
+        "bitcast-kind",
+        e!(12),
+        &[Set("cast_to_type", &[e!(12)], 1, "m:%S")],
+    ),
+    c(
+        "bitcast-pointer",
+        e!(12),
+        &[Set("cast_to_type", &[e!(12)], 1, "ptr")],
+    ),
+    c(
+        "bitcast-size",
+        e!(12),
+        &[Set("cast_to_type", &[e!(12)], 1, "i32")],
+    ),
     // ---- comparisons
     c("cmp-has-operands", e!(14), &[Drop("cmp_rhs", &[e!(14)])]),
-    c("cmp-operand-types", e!(14), &[Set("cmp_rhs", &[e!(14)], 1, "m:@ops:%x")]),
-    c("cmp-operand-kind", e!(14), &[Set("instr", &[e!(14)], 1, "fcmp")]),
-    c("cmp-result-type", e!(15), &[Set("variable_type", &["m:@ops:%vcmp"], 1, "i1")]),
+    c(
+        "cmp-operand-types",
+        e!(14),
+        &[Set("cmp_rhs", &[e!(14)], 1, "m:@ops:%x")],
+    ),
+    c(
+        "cmp-operand-kind",
+        e!(14),
+        &[Set("instr", &[e!(14)], 1, "fcmp")],
+    ),
+    c(
+        "cmp-result-type",
+        e!(15),
+        &[Set("variable_type", &["m:@ops:%vcmp"], 1, "i1")],
+    ),
     // ---- select
-    c("select-has-operands", e!(17), &[Drop("select_cond", &[e!(17)])]),
-    c("select-value-types", e!(17), &[Set("select_false", &[e!(17)], 1, "m:@ops:%x")]),
-    c("select-cond-type", e!(17), &[Set("select_cond", &[e!(17)], 1, "m:@ops:%a")]),
+    c(
+        "select-has-operands",
+        e!(17),
+        &[Drop("select_cond", &[e!(17)])],
+    ),
+    c(
+        "select-value-types",
+        e!(17),
+        &[Set("select_false", &[e!(17)], 1, "m:@ops:%x")],
+    ),
+    c(
+        "select-cond-type",
+        e!(17),
+        &[Set("select_cond", &[e!(17)], 1, "m:@ops:%a")],
+    ),
     // ---- phi
-    c("phi-value-type", PHI, &[Set("phi_incoming", &[PHI, "1"], 2, "m:@ops:%x")]),
-    c("phi-incoming-are-predecessors", PHI, &[Drop("block_pred", &["m:@ops:%join", "m:@ops:%then"])]),
-    c("phi-missing-predecessor", PHI, &[Drop("phi_incoming", &[PHI, "1"])]),
-    c("phi-duplicate-predecessor", SWPHI, &[Set("integer_constant", &["m:@sw:%two:0#1"], 1, "8")]),
-    c("phi-in-entry-block", PHI, &[Set("function_entry_block", &["m:@ops"], 1, "m:@ops:%join")]),
-    c("phi-not-at-block-start", PHI, &[Add("instr_next", &[e!(0), PHI])]),
+    c(
+        "phi-value-type",
+        PHI,
+        &[Set("phi_incoming", &[PHI, "1"], 2, "m:@ops:%x")],
+    ),
+    c(
+        "phi-incoming-are-predecessors",
+        PHI,
+        &[Drop("block_pred", &["m:@ops:%join", "m:@ops:%then"])],
+    ),
+    c(
+        "phi-missing-predecessor",
+        PHI,
+        &[Drop("phi_incoming", &[PHI, "1"])],
+    ),
+    c(
+        "phi-duplicate-predecessor",
+        SWPHI,
+        &[Set("integer_constant", &["m:@sw:%two:0#1"], 1, "8")],
+    ),
+    c(
+        "phi-entry-count",
+        SWPHI,
+        &[Drop("phi_incoming", &[SWPHI, "1"])],
+    ),
+    c(
+        "phi-in-entry-block",
+        PHI,
+        &[Set("function_entry_block", &["m:@ops"], 1, "m:@ops:%join")],
+    ),
+    c(
+        "phi-not-at-block-start",
+        PHI,
+        &[Add("instr_next", &[e!(0), PHI])],
+    ),
     // ---- memory
     c("load-has-operands", e!(18), &[Drop("load_type", &[e!(18)])]),
-    c("load-result-type", e!(18), &[Set("load_type", &[e!(18)], 1, "i64")]),
-    c("load-addr-pointer", e!(18), &[Set("load_addr", &[e!(18)], 1, "m:@ops:%a")]),
-    c("store-has-operands", e!(19), &[Drop("store_addr", &[e!(19)])]),
-    c("store-value-type", e!(19), &[Set("store_type", &[e!(19)], 1, "i64")]),
-    c("store-addr-pointer", e!(19), &[Set("store_addr", &[e!(19)], 1, "m:@ops:%a")]),
-    c("alloca-result-pointer", e!(20), &[Set("variable_type", &["m:@ops:%al"], 1, "i32")]),
+    c(
+        "load-result-type",
+        e!(18),
+        &[Set("load_type", &[e!(18)], 1, "i64")],
+    ),
+    c(
+        "load-addr-pointer",
+        e!(18),
+        &[Set("load_addr", &[e!(18)], 1, "m:@ops:%a")],
+    ),
+    c(
+        "store-has-operands",
+        e!(19),
+        &[Drop("store_addr", &[e!(19)])],
+    ),
+    c(
+        "store-value-type",
+        e!(19),
+        &[Set("store_type", &[e!(19)], 1, "i64")],
+    ),
+    c(
+        "store-addr-pointer",
+        e!(19),
+        &[Set("store_addr", &[e!(19)], 1, "m:@ops:%a")],
+    ),
+    c(
+        "alloca-result-pointer",
+        e!(20),
+        &[Set("variable_type", &["m:@ops:%al"], 1, "i32")],
+    ),
     // ---- getelementptr
-    c("gep-has-operands", e!(21), &[Drop("gep_source_type", &[e!(21)])]),
-    c("gep-base-pointer", e!(21), &[Set("gep_base", &[e!(21)], 1, "m:@ops:%a")]),
-    c("gep-index-integer", e!(21), &[Set("gep_index", &[e!(21), "2"], 2, "m:@ops:%p")]),
-    c("gep-index-type", e!(21), &[Set("gep_index_type", &[e!(21), "2"], 2, "i32")]),
-    c("gep-index-into-scalar", e!(21), &[Set("gep_index_type", &[e!(21), "1"], 2, "i16")]),
-    c("gep-struct-index", e!(21), &[Set("integer_constant_value", &["m:@ops:%entry:21#2"], 1, "7")]),
+    c(
+        "gep-has-operands",
+        e!(21),
+        &[Drop("gep_source_type", &[e!(21)])],
+    ),
+    c(
+        "gep-base-pointer",
+        e!(21),
+        &[Set("gep_base", &[e!(21)], 1, "m:@ops:%a")],
+    ),
+    c(
+        "gep-index-integer",
+        e!(21),
+        &[Set("gep_index", &[e!(21), "2"], 2, "m:@ops:%p")],
+    ),
+    c(
+        "gep-index-type",
+        e!(21),
+        &[Set("gep_index_type", &[e!(21), "2"], 2, "i32")],
+    ),
+    c(
+        "gep-index-into-scalar",
+        e!(21),
+        &[Set("gep_index_type", &[e!(21), "1"], 2, "i16")],
+    ),
+    c(
+        "gep-struct-index",
+        e!(21),
+        &[Set(
+            "integer_constant_value",
+            &["m:@ops:%entry:21#2"],
+            1,
+            "7",
+        )],
+    ),
     // ---- extractvalue, insertvalue (tables 111-119)
-    c("aggregate-has-base", e!(23), &[Drop("aggregate_base", &[e!(23)])]),
-    c("aggregate-base-kind", e!(23), &[Set("aggregate_base", &[e!(23)], 1, "m:@ops:%a")]),
-    c("aggregate-index-range", e!(23), &[Set("aggregate_index", &[e!(23), "1"], 2, "9")]),
-    c("extractvalue-result-type", e!(23), &[Set("variable_type", &["m:@ops:%ev"], 1, "i32")]),
-    c("insertvalue-value-type", e!(24), &[Set("insertvalue_value", &[e!(24)], 1, "m:@ops:%a")]),
-    c("insertvalue-result-type", e!(24), &[Set("variable_type", &["m:@ops:%iv"], 1, "i32")]),
+    c(
+        "aggregate-has-base",
+        e!(23),
+        &[Drop("aggregate_base", &[e!(23)])],
+    ),
+    c(
+        "aggregate-base-kind",
+        e!(23),
+        &[Set("aggregate_base", &[e!(23)], 1, "m:@ops:%a")],
+    ),
+    c(
+        "aggregate-index-range",
+        e!(23),
+        &[Set("aggregate_index", &[e!(23), "1"], 2, "9")],
+    ),
+    c(
+        "extractvalue-result-type",
+        e!(23),
+        &[Set("variable_type", &["m:@ops:%ev"], 1, "i32")],
+    ),
+    c(
+        "insertvalue-value-type",
+        e!(24),
+        &[Set("insertvalue_value", &[e!(24)], 1, "m:@ops:%a")],
+    ),
+    c(
+        "insertvalue-result-type",
+        e!(24),
+        &[Set("variable_type", &["m:@ops:%iv"], 1, "i32")],
+    ),
     // ---- vector element operations
-    c("vector-op-types", e!(25), &[Set("variable_type", &["m:@ops:%ee"], 1, "i64")]),
+    c(
+        "vector-op-types",
+        e!(25),
+        &[Set("variable_type", &["m:@ops:%ee"], 1, "i64")],
+    ),
     // ---- calls (tables 102-110)
-    c("call-has-callee", e!(27), &[Drop("call_fn_type", &[e!(27)])]),
-    c("call-callee-pointer", e!(27), &[Set("call_callee", &[e!(27)], 1, "m:@ops:%a")]),
-    c("call-arg-count", e!(27), &[Set("call_nargs", &[e!(27)], 1, "3")]),
-    c("call-arg-count", e!(28), &[Set("call_nargs", &[e!(28)], 1, "0")]),
-    c("call-arg-type", e!(27), &[Set("call_arg", &[e!(27), "1"], 2, "m:@ops:%a")]),
-    c("call-result-type", e!(27), &[Set("variable_type", &["m:@ops:%call"], 1, "i64")]),
-    c("call-result-type", INVOKE, &[Add("instr_result", &[INVOKE, "m:@ops:%a"])]),
-    c("invoke-has-labels", INVOKE, &[Drop("invoke_unwind_dest", &[INVOKE])]),
+    c(
+        "call-has-callee",
+        e!(27),
+        &[Drop("call_fn_type", &[e!(27)])],
+    ),
+    c(
+        "call-callee-pointer",
+        e!(27),
+        &[Set("call_callee", &[e!(27)], 1, "m:@ops:%a")],
+    ),
+    c(
+        "call-arg-count",
+        e!(27),
+        &[Set("call_nargs", &[e!(27)], 1, "3")],
+    ),
+    c(
+        "call-arg-count",
+        e!(28),
+        &[Set("call_nargs", &[e!(28)], 1, "0")],
+    ),
+    c(
+        "call-arg-type",
+        e!(27),
+        &[Set("call_arg", &[e!(27), "1"], 2, "m:@ops:%a")],
+    ),
+    c(
+        "call-result-type",
+        e!(27),
+        &[Set("variable_type", &["m:@ops:%call"], 1, "i64")],
+    ),
+    c(
+        "call-result-type",
+        INVOKE,
+        &[Add("instr_result", &[INVOKE, "m:@ops:%a"])],
+    ),
+    c(
+        "invoke-has-labels",
+        INVOKE,
+        &[Drop("invoke_unwind_dest", &[INVOKE])],
+    ),
     // ---- terminators and the CFG
-    c("block-has-terminator", THEN, &[Drop("block_terminator", &["m:@ops:%then"])]),
-    c("terminator-ends-block", THEN, &[Add("instr_next", &[THEN, PHI])]),
-    c("terminator-opcode", e!(0), &[Set("block_terminator", &["m:@ops:%then"], 1, e!(0))]),
-    c("entry-block-no-preds", "m:@ops:%entry", &[Add("block_pred", &["m:@ops:%entry", "m:@ops:%then"])]),
+    c(
+        "block-has-terminator",
+        THEN,
+        &[Drop("block_terminator", &["m:@ops:%then"])],
+    ),
+    c(
+        "terminator-ends-block",
+        THEN,
+        &[Add("instr_next", &[THEN, PHI])],
+    ),
+    c(
+        "terminator-opcode",
+        e!(0),
+        &[Set("block_terminator", &["m:@ops:%then"], 1, e!(0))],
+    ),
+    c(
+        "br-cond-type",
+        e!(30),
+        &[Set("br_cond", &[e!(30)], 1, "m:@ops:%a")],
+    ),
+    c(
+        "switch-types",
+        "m:@sw:%entry:0",
+        &[Set("variable_type", &["m:@sw:%x"], 1, "i64")],
+    ),
+    c(
+        "indirectbr-addr-pointer",
+        misc!(4),
+        &[Set("indirectbr_addr", &[misc!(4)], 1, "m:@misc:%x")],
+    ),
+    // ---- atomics, va_arg, shufflevector
+    c(
+        "atomicrmw-types",
+        misc!(0),
+        &[Set("atomicrmw_type", &[misc!(0)], 1, "i64")],
+    ),
+    c(
+        "cmpxchg-types",
+        misc!(1),
+        &[Set("cmpxchg_type", &[misc!(1)], 1, "i64")],
+    ),
+    c(
+        "va-arg-types",
+        misc!(2),
+        &[Set("va_arg_type", &[misc!(2)], 1, "i64")],
+    ),
+    c(
+        "shufflevector-types",
+        misc!(3),
+        &[Set("shufflevector_second", &[misc!(3)], 1, "m:@misc:%x")],
+    ),
+    c(
+        "entry-block-no-preds",
+        "m:@ops:%entry",
+        &[Add("block_pred", &["m:@ops:%entry", "m:@ops:%then"])],
+    ),
     // ---- function well-formedness (thesis table 100 and LangRef)
-    w("function-illformed-ret-void-in-nonvoid", RET, &[Drop("ret_value", &[RET]), Add("ret_void", &[RET])]),
-    w("function-illformed-ret-type", RET, &[Set("ret_value", &[RET], 1, "m:@ops:%x")]),
-    w("function-illformed-ret-value-in-void", VOIDRET, &[Drop("ret_void", &[VOIDRET])]),
-    w("function-illformed-no-entry", "m:@sw", &[Drop("function_entry_block", &["m:@sw"])]),
-    w("function-illformed-no-terminator", THEN, &[Set("instr", &[THEN], 1, "add")]),
-    w("function-illformed-terminator-not-last", THEN, &[Add("instr_next", &[THEN, PHI])]),
-    w("function-illformed-entry-preds", "m:@ops:%entry", &[Add("block_pred", &["m:@ops:%entry", "m:@ops:%then"])]),
-    w("function-illformed-entry-phi", PHI, &[Set("function_entry_block", &["m:@ops"], 1, "m:@ops:%join")]),
-    w("function-illformed-phi-not-first", PHI, &[Add("instr_next", &[e!(0), PHI])]),
-    w("function-illformed-param-count", "m:@ops", &[Set("function_nparams", &["m:@ops"], 1, "5")]),
+    w(
+        "function-illformed-ret-void-in-nonvoid",
+        RET,
+        &[Drop("ret_value", &[RET]), Add("ret_void", &[RET])],
+    ),
+    w(
+        "function-illformed-ret-type",
+        RET,
+        &[Set("ret_value", &[RET], 1, "m:@ops:%x")],
+    ),
+    w(
+        "function-illformed-ret-value-in-void",
+        VOIDRET,
+        &[Drop("ret_void", &[VOIDRET])],
+    ),
+    w(
+        "function-illformed-no-entry",
+        "m:@sw",
+        &[Drop("function_entry_block", &["m:@sw"])],
+    ),
+    w(
+        "function-illformed-no-terminator",
+        THEN,
+        &[Set("instr", &[THEN], 1, "add")],
+    ),
+    w(
+        "function-illformed-terminator-not-last",
+        THEN,
+        &[Add("instr_next", &[THEN, PHI])],
+    ),
+    w(
+        "function-illformed-entry-preds",
+        "m:@ops:%entry",
+        &[Add("block_pred", &["m:@ops:%entry", "m:@ops:%then"])],
+    ),
+    w(
+        "function-illformed-entry-phi",
+        PHI,
+        &[Set("function_entry_block", &["m:@ops"], 1, "m:@ops:%join")],
+    ),
+    w(
+        "function-illformed-phi-not-first",
+        PHI,
+        &[Add("instr_next", &[e!(0), PHI])],
+    ),
+    w(
+        "function-illformed-param-count",
+        "m:@ops",
+        &[Set("function_nparams", &["m:@ops"], 1, "5")],
+    ),
 ];
 
 fn matches(row: &[String], pat: &[&str]) -> bool {
@@ -346,7 +724,11 @@ fn every_check_fires_on_corrupted_facts() {
 
     // The module as LLVM wrote it satisfies every check.
     for rules in [CHECKS, WELLFORMED] {
-        let rows = violations(rules, &facts, &dir.join(format!("clean-{}", rules.replace('/', "_"))));
+        let rows = violations(
+            rules,
+            &facts,
+            &dir.join(format!("clean-{}", rules.replace('/', "_"))),
+        );
         assert!(rows.is_empty(), "{rules} on the valid module: {rows:#?}");
     }
 
@@ -398,19 +780,31 @@ fn every_check_id_has_a_firing_case() {
             .map(|c| c.check.to_string())
             .collect();
         let untested: Vec<&String> = ids.difference(&tested).collect();
-        assert!(untested.is_empty(), "{rules}: checks without a firing case: {untested:?}");
+        assert!(
+            untested.is_empty(),
+            "{rules}: checks without a firing case: {untested:?}"
+        );
         let stale: Vec<&String> = tested.difference(&ids).collect();
-        assert!(stale.is_empty(), "{rules}: cases for unknown checks: {stale:?}");
+        assert!(
+            stale.is_empty(),
+            "{rules}: cases for unknown checks: {stale:?}"
+        );
         for id in &ids {
             assert!(
                 !id.is_empty()
-                    && id.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
+                    && id
+                        .chars()
+                        .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
                 "{rules}: check id {id:?} is not kebab-case"
             );
         }
     }
     // wellformed.dl reasons are all `function-illformed-*`.
-    assert!(check_ids(WELLFORMED).iter().all(|id| id.starts_with("function-illformed-")));
+    assert!(
+        check_ids(WELLFORMED)
+            .iter()
+            .all(|id| id.starts_with("function-illformed-"))
+    );
 }
 
 #[test]
@@ -433,11 +827,16 @@ fn function_wellformed_and_illformed() {
         ),
     )
     .unwrap();
-    let names = |rows: Vec<Vec<String>>| -> Vec<String> { rows.into_iter().map(|r| r[0].clone()).collect() };
+    let names = |rows: Vec<Vec<String>>| -> Vec<String> {
+        rows.into_iter().map(|r| r[0].clone()).collect()
+    };
     let all = ["w:@clear", "w:@half", "w:@main", "w:@sq"];
 
     let out = dir.join("clean");
-    assert_eq!(names(run(&program, &facts, &out, "function_wellformed")), all);
+    assert_eq!(
+        names(run(&program, &facts, &out, "function_wellformed")),
+        all
+    );
     assert!(run(&program, &facts, &out, "function_illformed").is_empty());
     assert!(run(&program, &facts, &out, "violation").is_empty());
 
@@ -470,16 +869,27 @@ fn function_wellformed_and_illformed() {
     std::fs::write(bad.join("ret_void.facts"), void).unwrap();
 
     let out = dir.join("corrupt");
-    assert_eq!(names(run(&program, &bad, &out, "function_illformed")), ["w:@half"]);
+    assert_eq!(
+        names(run(&program, &bad, &out, "function_illformed")),
+        ["w:@half"]
+    );
     assert_eq!(
         names(run(&program, &bad, &out, "function_wellformed")),
         ["w:@clear", "w:@main", "w:@sq"]
     );
     let rows = run(&program, &bad, &out, "violation");
-    let got: BTreeSet<(String, String)> = rows.into_iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+    let got: BTreeSet<(String, String)> = rows
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
     let want: BTreeSet<(String, String)> = rets
         .iter()
-        .map(|r| ("function-illformed-ret-void-in-nonvoid".to_string(), r.clone()))
+        .map(|r| {
+            (
+                "function-illformed-ret-void-in-nonvoid".to_string(),
+                r.clone(),
+            )
+        })
         .collect();
     assert_eq!(got, want);
 }

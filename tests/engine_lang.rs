@@ -326,6 +326,54 @@ fn contains_and_match() {
 }
 
 #[test]
+fn match_works_on_bytes_like_std_regex() {
+    let src = r#"
+        .decl s(x: symbol) .decl r(name: symbol, x: symbol)
+        s("z"). s("é"). s("ab"). s("a٣"). s("éé").
+        r("dot", x) :- s(x), match(".", x).
+        r("dotdot", x) :- s(x), match("..", x).
+        r("word", x) :- s(x), match("a\\w", x).
+        r("lit", x) :- s(x), match("é+", x).
+        r("class", x) :- s(x), match("[é]+", x).
+    "#;
+    // Soufflé's std::regex sees bytes: "é" is two of them, so `.` does not match it
+    // but `..` does; `\w` is ASCII-only (not the Arabic-Indic digit); in `é+` the `+`
+    // repeats only the last byte; `[é]` is the class of both bytes.
+    assert_eq!(
+        eval(src, "r"),
+        lines(&[
+            "class\té",
+            "class\téé",
+            "dot\tz",
+            "dotdot\tab",
+            "dotdot\té",
+            "lit\té",
+            "word\tab"
+        ])
+    );
+}
+
+#[test]
+fn to_string_of_a_float_has_six_decimals() {
+    let src = r#"
+        .decl r(name: symbol, v: symbol)
+        r("a", to_string(0.1)). r("b", to_string(-2.5)). r("c", to_string(1.0 / 3.0)).
+        r("d", to_string(16777216.0)). r("e", to_string(42)).
+    "#;
+    // std::to_string(float) is printf("%f"): six decimals; integers are unchanged.
+    assert_eq!(
+        eval(src, "r"),
+        lines(&[
+            "a\t0.100000",
+            "b\t-2.500000",
+            "c\t0.333333",
+            "d\t16777216.000000",
+            "e\t42"
+        ])
+    );
+}
+
+#[test]
 fn ord_of_numbers_is_the_value_and_distinguishes_symbols() {
     let src = r#"
         .decl n(v: number) .decl s(x: symbol) .decl same(x: symbol, y: symbol)

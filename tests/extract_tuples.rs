@@ -338,3 +338,41 @@ fn names_with_special_bytes_are_escaped_and_round_trip() {
         "{vars:?}"
     );
 }
+
+#[test]
+fn vector_gep_struct_indices_are_followed() {
+    // %S = { i32, [4 x i8], i64 }: a splat <i32 1, i32 1> selects field 1 ([4 x i8]), whose
+    // elements are i8; zeroinitializer selects field 0 (i32); a scalar i32 2 field 2 (i64).
+    let dir = scratch("tuples-vgep");
+    let ll = dir.join("vg.ll");
+    std::fs::write(
+        &ll,
+        "%S = type { i32, [4 x i8], i64 }\n\
+         define <2 x ptr> @v(<2 x ptr> %a) {\n\
+         entry:\n\
+         \x20 %g = getelementptr %S, <2 x ptr> %a, <2 x i64> zeroinitializer, <2 x i32> <i32 1, i32 1>, <2 x i64> <i64 2, i64 3>\n\
+         \x20 %h = getelementptr %S, <2 x ptr> %a, i64 0, <2 x i32> zeroinitializer\n\
+         \x20 %k = getelementptr %S, <2 x ptr> %a, i64 0, i32 2\n\
+         \x20 ret <2 x ptr> %g\n\
+         }\n",
+    )
+    .unwrap();
+    let out = dir.join("facts");
+    extract_ok(&[ll], &out, &["-q"]);
+    let f = Facts::open(&out);
+    let (g, h, k) = (
+        def(&f, "vg:@v:%g"),
+        def(&f, "vg:@v:%h"),
+        def(&f, "vg:@v:%k"),
+    );
+    for (instr, pos, ty) in [
+        (&g, "0", "vg:%S"),
+        (&g, "1", "[4 x i8]"),
+        (&g, "2", "i8"),
+        (&h, "1", "i32"),
+        (&k, "1", "i64"),
+    ] {
+        f.assert_has("gep_index_type", &[instr, pos, ty]);
+    }
+    f.assert_has("gep_nindices", &[&g, "3"]);
+}

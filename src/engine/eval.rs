@@ -12,7 +12,7 @@ use std::sync::RwLock;
 
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
-use regex::Regex;
+use regex::bytes::{Regex, RegexBuilder};
 
 use super::ast::{AggOp, CmpOp};
 use super::check::{AggIr, Base, Checked, Expr, Lit};
@@ -235,15 +235,20 @@ impl Runtime<'_> {
     fn regex_match(&self, pat: &str, text: &str, neg: bool) -> bool {
         if let Some(r) = self.regexes.read().unwrap().get(pat) {
             return match r {
-                Some(r) => r.is_match(text),
+                Some(r) => r.is_match(text.as_bytes()),
                 None => neg,
             };
         }
-        let compiled = Regex::new(&format!("^(?:{pat})$")).ok();
+        let compiled = RegexBuilder::new(&format!("^(?:{})$", byte_pattern(pat)))
+            .unicode(false)
+            .build()
+            .ok();
         if compiled.is_none() {
             eprintln!("warning: wrong pattern provided for match(\"{pat}\",\"{text}\").");
         }
-        let hit = compiled.as_ref().map_or(neg, |r| r.is_match(text));
+        let hit = compiled
+            .as_ref()
+            .map_or(neg, |r| r.is_match(text.as_bytes()));
         self.regexes
             .write()
             .unwrap()
@@ -291,7 +296,7 @@ impl Runtime<'_> {
                     (Base::Sym, Base::Sym) => v,
                     (Base::Sym, to) => functors::from_string(*to, &self.sym(v))?,
                     (from, Base::Sym) => {
-                        let s = functors::show(*from, v);
+                        let s = functors::to_string(*from, v);
                         self.intern(&s)
                     }
                     (from, to) => functors::convert(*from, *to, v),
@@ -510,6 +515,36 @@ pub fn plan_stratum(
         }
     }
     Ok((base, rec))
+}
+
+/// Soufflé's `std::regex` works on bytes (`char`), not on Unicode scalar
+/// values: `.` matches one byte of `é`, and `\w`, `\d`, `\s` are ASCII. Non-ASCII
+/// bytes of the pattern become `\xHH` byte escapes for a byte regex without
+/// Unicode mode; `\` before a non-ASCII byte is an identity escape and is dropped.
+fn byte_pattern(pat: &str) -> String {
+    let b = pat.as_bytes();
+    let mut out = String::with_capacity(pat.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' && i + 1 < b.len() && b[i + 1].is_ascii() {
+            out.push('\\');
+            out.push(b[i + 1] as char);
+            i += 2;
+            continue;
+        }
+        if c == b'\\' && i + 1 < b.len() {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii() {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("\\x{c:02X}"));
+        }
+        i += 1;
+    }
+    out
 }
 
 pub fn evaluate(

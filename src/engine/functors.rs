@@ -134,6 +134,23 @@ pub fn show(base: Base, v: u32) -> String {
     }
 }
 
+/// `to_string(x)`: Soufflé's `std::to_string`, which prints a float like C's
+/// `%f` (six decimals: `to_string(0.1)` is `"0.100000"`); integers as `show`.
+pub fn to_string(base: Base, v: u32) -> String {
+    if base != Base::Flt {
+        return show(base, v);
+    }
+    let x = f(v);
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x.is_nan() {
+        format!("{sign}nan")
+    } else if x.is_infinite() {
+        format!("{sign}inf")
+    } else {
+        format!("{:.6}", x as f64)
+    }
+}
+
 /// Parse a number column of a fact file (Soufflé's reader: decimal for
 /// `number`; decimal, `0x` or `0b` for `unsigned`).
 pub fn parse_value(base: Base, s: &str) -> Option<u32> {

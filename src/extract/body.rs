@@ -739,6 +739,35 @@ impl Worker<'_> {
     }
 }
 
+/// The value of a constant struct index: an integer, or (in vector GEPs) a splat vector of
+/// one, read without creating constants (see the thread-safety note in `llvm`).
+unsafe fn constant_index(index: LLVMValueRef) -> Option<u32> {
+    use llvm_sys::LLVMValueKind::*;
+    unsafe {
+        match LLVMGetValueKind(index) {
+            LLVMConstantIntValueKind => u32::try_from(LLVMConstIntGetZExtValue(index)).ok(),
+            LLVMConstantAggregateZeroValueKind => Some(0),
+            LLVMConstantVectorValueKind => constant_index(LLVMGetOperand(index, 0)),
+            LLVMConstantDataVectorValueKind => {
+                // Raw element data in host byte order; struct indices are i32 vectors.
+                let mut len = 0;
+                let data = bytes(LLVMGetAsString(index, &mut len), len);
+                let width = LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(index))) as usize / 8;
+                match width {
+                    4 => data
+                        .get(..4)
+                        .map(|b| u32::from_ne_bytes(b.try_into().unwrap())),
+                    8 => data.get(..8).and_then(|b| {
+                        u32::try_from(u64::from_ne_bytes(b.try_into().unwrap())).ok()
+                    }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
 /// The type reached by indexing into `t` with `index` (struct fields need a constant index).
 unsafe fn step_into(t: LLVMTypeRef, index: LLVMValueRef) -> Option<LLVMTypeRef> {
     use llvm_sys::LLVMTypeKind::*;
@@ -748,10 +777,7 @@ unsafe fn step_into(t: LLVMTypeRef, index: LLVMValueRef) -> Option<LLVMTypeRef> 
                 Some(LLVMGetElementType(t))
             }
             LLVMStructTypeKind => {
-                if LLVMIsAConstantInt(index).is_null() {
-                    return None;
-                }
-                let field = LLVMConstIntGetZExtValue(index) as u32;
+                let field = constant_index(index)?;
                 (field < LLVMCountStructElementTypes(t)).then(|| LLVMStructGetTypeAtIndex(t, field))
             }
             _ => None,
