@@ -297,6 +297,41 @@ fn to_number_follows_stoi() {
 }
 
 #[test]
+fn to_unsigned_and_to_float_read_the_longest_prefix() {
+    let src = r#"
+        .decl u(name: symbol, v: unsigned) .decl f(name: symbol, v: float) .decl n(v: number)
+        u("a", to_unsigned("12abc")). u("b", to_unsigned(" +7")). u("c", to_unsigned("0x1g")). u("d", to_unsigned("0x")).
+        f("a", to_float("1.5abc")). f("b", to_float(" -.5e1x")). f("c", to_float("0x1.8p1")). f("d", to_float("1e")).
+        n(to_number("0x")).
+    "#;
+    // As C's stoul/stof (and strtol for "0x", which reads the "0"): trailing text is
+    // ignored; "1e" has no exponent digits, so only "1" is read; 0x1.8p1 = 1.5 * 2.
+    assert_eq!(eval(src, "u"), lines(&["a\t12", "b\t7", "c\t1", "d\t0"]));
+    assert_eq!(eval(src, "f"), lines(&["a\t1.5", "b\t-5", "c\t3", "d\t1"]));
+    assert_eq!(eval(src, "n"), lines(&["0"]));
+    for bad in [
+        "to_float(\"1e40\")",
+        "to_float(\"1e-40\")",
+        "to_float(\".\")",
+        "to_unsigned(\"-1\")",
+        "to_unsigned(\"0b\")",
+    ] {
+        let ty = if bad.starts_with("to_float") {
+            "float"
+        } else {
+            "unsigned"
+        };
+        let prog = Program::from_source("d.dl", &format!(".decl b(x: {ty})\nb({bad}).\n")).unwrap();
+        let mut db = Database::new(&prog);
+        let e = format!("{:#}", db.run(1).unwrap_err());
+        assert!(
+            e.contains("d.dl:2:1") && e.contains("wrong string"),
+            "{bad}: {e}"
+        );
+    }
+}
+
+#[test]
 fn nullary_relations() {
     let src = r#"
         .decl a(x: number) .decl has_big() .decl has_neg() .decl r(x: number)

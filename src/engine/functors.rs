@@ -172,13 +172,15 @@ fn parse_radix_u32(s: &str) -> Option<u32> {
     }
 }
 
-/// `to_number` / `to_unsigned` / `to_float` of a string: Soufflé accepts
-/// decimal, `0x` and `0b` forms for integers; anything else is an error.
+/// `to_number` / `to_unsigned` / `to_float` of a string, read like C's
+/// `stoi` / `stoul` / `stof` as Soufflé does: the longest valid prefix counts,
+/// `0x` and `0b` select the base of integers; no valid prefix, or a value out
+/// of range, is an error.
 pub fn from_string(to: Base, s: &str) -> Result<u32> {
     let r = match to {
         Base::Num => stoi_like(s),
-        Base::Uns => parse_radix_u32(s),
-        Base::Flt => s.parse::<f32>().ok().map(f32::to_bits),
+        Base::Uns => stoul_like(s),
+        Base::Flt => stof_like(s).map(f32::to_bits),
         Base::Sym => unreachable!(),
     };
     match r {
@@ -218,11 +220,129 @@ fn stoi_like(s: &str) -> Option<u32> {
         .find(|c: char| !c.is_digit(radix))
         .unwrap_or(body.len())];
     if digits.is_empty() {
-        return None;
+        // `strtol("0x…", 16)` with no hex digit still reads the leading `0`.
+        return (radix == 16).then_some(0);
     }
     let mag = i64::from_str_radix(digits, radix).ok()?;
     let v = if neg { -mag } else { mag };
     (v >= i32::MIN as i64 && v <= i32::MAX as i64).then_some(v as i32 as u32)
+}
+
+/// `to_unsigned` as Soufflé computes it: a leading `-` is an error; `0x`/`0b`
+/// select base 16/2; otherwise C's `stoul` (leading blanks, optional `+`, the
+/// longest run of digits). No digits or a value outside u32 is an error.
+fn stoul_like(s: &str) -> Option<u32> {
+    if s.starts_with('-') {
+        return None;
+    }
+    let (body, radix) = if let Some(h) = s.strip_prefix("0x") {
+        (h, 16)
+    } else if let Some(b) = s.strip_prefix("0b") {
+        (b, 2)
+    } else {
+        let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+        if t.starts_with('-') {
+            // stoul would negate modulo 2^64; treat it as the error it almost surely is.
+            return None;
+        }
+        (t.strip_prefix('+').unwrap_or(t), 10)
+    };
+    let digits = &body[..body
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(body.len())];
+    if digits.is_empty() {
+        return (radix == 16).then_some(0);
+    }
+    u32::from_str_radix(digits, radix).ok()
+}
+
+/// `to_float` as Soufflé computes it (C's `stof`): leading blanks, then the
+/// longest prefix that is a decimal float (`1.5e3`), a hex float (`0x1.8p1`),
+/// `inf`/`infinity` or `nan`. No such prefix, or a finite text that overflows
+/// f32 or underflows it (subnormal results included), is an error.
+fn stof_like(s: &str) -> Option<f32> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let b = t.as_bytes();
+    let mut i = 0;
+    let neg = matches!(b.first(), Some(b'-'));
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i = 1;
+    }
+    let rest = t[i..].to_ascii_lowercase();
+    let sign = if neg { -1.0f32 } else { 1.0 };
+    if rest.starts_with("inf") {
+        return Some(sign * f32::INFINITY);
+    }
+    if rest.starts_with("nan") {
+        return Some(if neg { -f32::NAN } else { f32::NAN });
+    }
+    let digits = |mut j: usize, hex: bool| {
+        while j < b.len()
+            && (if hex {
+                b[j].is_ascii_hexdigit()
+            } else {
+                b[j].is_ascii_digit()
+            })
+        {
+            j += 1;
+        }
+        j
+    };
+    let hex = rest.starts_with("0x")
+        && (rest.as_bytes().get(2).is_some_and(u8::is_ascii_hexdigit)
+            || (rest.as_bytes().get(2) == Some(&b'.')
+                && rest.as_bytes().get(3).is_some_and(u8::is_ascii_hexdigit)));
+    let start = if hex { i + 2 } else { i };
+    let int_end = digits(start, hex);
+    let mut end = int_end;
+    let mut frac_end = int_end;
+    if end < b.len() && b[end] == b'.' {
+        frac_end = digits(end + 1, hex);
+        end = frac_end;
+    }
+    let ndigits = (int_end - start) + frac_end.saturating_sub(int_end + 1);
+    if ndigits == 0 {
+        return None;
+    }
+    let mut exp: i32 = 0;
+    let e = if hex { b'p' } else { b'e' };
+    if end < b.len() && b[end].to_ascii_lowercase() == e {
+        let mut j = end + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        let k = digits(j, false);
+        if k > j {
+            exp = t[end + 1..k]
+                .parse::<i32>()
+                .unwrap_or(if b[end + 1] == b'-' {
+                    i32::MIN
+                } else {
+                    i32::MAX
+                });
+            end = k;
+        }
+    }
+    let v: f32 = if hex {
+        let mut m = 0f64;
+        for &c in &b[start..int_end] {
+            m = m * 16.0 + (c as char).to_digit(16)? as f64;
+        }
+        let mut scale = 1.0 / 16.0;
+        for &c in b.get(int_end + 1..frac_end).unwrap_or(&[]) {
+            m += (c as char).to_digit(16)? as f64 * scale;
+            scale /= 16.0;
+        }
+        (m * 2f64.powi(exp.clamp(-2000, 2000))) as f32 * sign
+    } else {
+        t[..end].parse::<f32>().ok()?
+    };
+    // stof reports ERANGE (an error in Soufflé) on overflow and on underflow to
+    // a subnormal or zero value from nonzero digits.
+    let nonzero = b[start..end.min(frac_end.max(int_end))]
+        .iter()
+        .any(|c| c.is_ascii_alphanumeric() && *c != b'0');
+    (v.is_finite() && (v.is_normal() || !nonzero)).then_some(v)
 }
 
 /// Numeric conversion between number/unsigned/float (C++ cast semantics).
