@@ -405,6 +405,24 @@ fn fact_file_missing() {
 }
 
 #[test]
+fn inputs_no_output_needs_are_not_read() {
+    // As in Soufflé: `unused` feeds no output, so its missing file is not an error, and
+    // `out` (from `e`) is still computed.
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        ".decl e(x: number)\n.input e\n.decl unused(x: number)\n.input unused\n\
+         .decl out(x: number)\n.output out\nout(x) :- e(x).\n",
+    );
+    write(d, "f/e.facts", "1\n2\n");
+    let o = llfacts(&["run", "p.dl", "-F", "f", "-D", "-"], d);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("out\n===============\n1\n2\n"));
+}
+
+#[test]
 fn missing_program_file() {
     let t = tempfile::tempdir().unwrap();
     let o = llfacts(&["run", "absent.dl"], t.path());

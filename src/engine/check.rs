@@ -145,6 +145,8 @@ pub struct Checked {
     pub rules: Vec<Rule>,
     pub strata: Vec<Stratum>,
     pub symbols: Symbols,
+    /// Per relation: whether an output depends on it (see `needed_relations`).
+    pub needed: Vec<bool>,
 }
 
 // ---------------------------------------------------------------- types
@@ -415,13 +417,34 @@ pub fn check(src: &Source) -> Result<Checked> {
         }
     }
     let strata = stratify(&rels, &rules, &edges)?;
+    let needed = needed_relations(&rels, &edges);
     Ok(Checked {
         rels,
         rel_index,
         rules,
         strata,
         symbols,
+        needed,
     })
+}
+
+/// Relations some output or `.printsize` relation depends on, directly or through rules.
+/// Like Soufflé, inputs outside this set are never read (their files need not exist).
+fn needed_relations(rels: &[RelInfo], edges: &[(usize, usize, bool, Loc)]) -> Vec<bool> {
+    let mut feeds: Vec<Vec<usize>> = vec![Vec::new(); rels.len()];
+    for (from, to, _, _) in edges {
+        feeds[*to].push(*from);
+    }
+    let mut needed = vec![false; rels.len()];
+    let mut work: Vec<usize> = (0..rels.len())
+        .filter(|&r| !rels[r].outputs.is_empty() || rels[r].printsize)
+        .collect();
+    while let Some(r) = work.pop() {
+        if !std::mem::replace(&mut needed[r], true) {
+            work.extend(feeds[r].iter().copied());
+        }
+    }
+    needed
 }
 
 /// Collect variable names of a term, not descending into aggregates.

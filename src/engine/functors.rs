@@ -129,8 +129,38 @@ pub fn show(base: Base, v: u32) -> String {
     match base {
         Base::Num => (v as i32).to_string(),
         Base::Uns => v.to_string(),
-        Base::Flt => f(v).to_string(),
+        Base::Flt => format_float(f(v)),
         Base::Sym => unreachable!("symbols are resolved by the caller"),
+    }
+}
+
+/// A float as Soufflé writes it: C's `%.9g` (`0.333333343`, `1e+10`, `nan`).
+pub fn format_float(x: f32) -> String {
+    if x.is_nan() {
+        return if x.is_sign_negative() { "-nan" } else { "nan" }.into();
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { "-inf" } else { "inf" }.into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    // %g picks the style from the exponent %e would print with 8 decimals.
+    let sci = format!("{:.8e}", x as f64);
+    let (mantissa, exp) = sci.split_once('e').expect("exponent");
+    let exp: i32 = exp.parse().expect("exponent");
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..9).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
+    } else {
+        trim(&format!("{:.*}", (8 - exp) as usize, x as f64))
     }
 }
 
@@ -379,4 +409,26 @@ pub fn substr(s: &str, start: i32, len: i32) -> String {
         (start + len as usize).min(bytes.len())
     };
     String::from_utf8_lossy(&bytes[start..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_float;
+
+    #[test]
+    fn floats_print_like_c_percent_9g() {
+        // Expected strings are what printf("%.9g", (double)x) prints for these f32 values.
+        assert_eq!(format_float(1.0 / 3.0), "0.333333343");
+        assert_eq!(format_float(0.1), "0.100000001");
+        assert_eq!(format_float(1e10), "1e+10");
+        assert_eq!(format_float(2.5), "2.5");
+        assert_eq!(format_float(-2.0), "-2");
+        assert_eq!(format_float(123456789.0), "123456792");
+        assert_eq!(format_float(1e-5), "9.99999975e-06");
+        assert_eq!(format_float(0.0001), "9.99999975e-05");
+        assert_eq!(format_float(0.001), "0.00100000005");
+        assert_eq!(format_float(0.0), "0");
+        assert_eq!(format_float(f32::NAN), "nan");
+        assert_eq!(format_float(f32::INFINITY), "inf");
+    }
 }

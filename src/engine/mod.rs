@@ -82,13 +82,14 @@ impl Program {
         Ok(self.checked.rels[self.rel(relation)?].types.clone())
     }
 
-    /// Relations with an `.input` directive.
+    /// Input relations that some output depends on: the ones that are read.
     pub fn inputs(&self) -> Vec<&str> {
         self.checked
             .rels
             .iter()
-            .filter(|r| !r.inputs.is_empty())
-            .map(|r| r.name.as_str())
+            .zip(&self.checked.needed)
+            .filter(|(r, needed)| !r.inputs.is_empty() && **needed)
+            .map(|(r, _)| r.name.as_str())
             .collect()
     }
 
@@ -125,7 +126,7 @@ impl fmt::Display for Value {
         match self {
             Value::Number(v) => write!(f, "{v}"),
             Value::Unsigned(v) => write!(f, "{v}"),
-            Value::Float(v) => write!(f, "{v}"),
+            Value::Float(v) => f.write_str(&functors::format_float(*v)),
             Value::Symbol(s) => f.write_str(s),
         }
     }
@@ -207,6 +208,9 @@ impl<'p> Database<'p> {
     /// Load every `.input` relation from `fact_dir` (Soufflé's `-F`).
     pub fn load_inputs(&mut self, fact_dir: &Path) -> Result<()> {
         for (r, info) in self.program.checked.rels.iter().enumerate() {
+            if !self.program.checked.needed[r] {
+                continue;
+            }
             for ioo in &info.inputs {
                 io::read_input(info, ioo, fact_dir, &mut self.rels[r], &mut self.syms)?;
             }
