@@ -195,6 +195,7 @@ fn emit_all(
     progress: &mut Progress,
 ) -> Result<extract::Counts> {
     let mut total = extract::Counts::default();
+    let mut emitted_types = extract::EmittedTypes::default();
     let window = rayon::current_num_threads().max(1);
     for (paths, ids) in inputs.chunks(window).zip(ids.chunks(window)) {
         let modules: Vec<input::Module> = paths
@@ -208,6 +209,7 @@ fn emit_all(
                 path.as_os_str().as_encoded_bytes(),
                 sink,
                 &mut |done, of| progress.functions_done(done, of),
+                &mut emitted_types,
             )?;
             total.functions += counts.functions;
             total.instructions += counts.instructions;

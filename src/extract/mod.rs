@@ -27,7 +27,7 @@ use crate::input;
 use crate::sink::{FactBuf, Id};
 use llvm::Handle;
 
-pub use attrs::table as attribute_table;
+pub use types::EmittedTypes;
 
 /// Read-only knowledge about one module, shared by every worker.
 pub struct ModuleCtx {
@@ -217,6 +217,7 @@ pub fn extract_module(
     path: &[u8],
     sink: &mut dyn FnMut(FactBuf) -> Result<()>,
     progress: &mut dyn FnMut(usize, usize),
+    emitted_types: &mut EmittedTypes,
 ) -> Result<Counts> {
     unsafe {
         let ctx = ModuleCtx::new(module, id.to_vec());
@@ -278,7 +279,7 @@ pub fn extract_module(
         }
 
         let mut type_facts = FactBuf::new();
-        types::emit_type_facts(m, &ctx.raw_id, used_types, &mut type_facts);
+        types::emit_type_facts(m, &ctx.raw_id, used_types, emitted_types, &mut type_facts);
         sink(type_facts)?;
         Ok(counts)
     }

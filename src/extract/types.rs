@@ -247,10 +247,15 @@ unsafe fn has_fixed_layout(t: LLVMTypeRef, seen: &mut PtrSet<LLVMTypeRef>) -> bo
 
 /// Emits the facts of every used type and of every type they contain, in id order.
 /// Runs on the coordinating thread only: DataLayout caches struct layouts as it goes.
+/// Types already emitted in a run, keyed by data layout and type id: modules share
+/// module-independent types (`i32`, `ptr`), whose facts are written once per layout.
+pub type EmittedTypes = std::collections::HashSet<Vec<u8>>;
+
 pub fn emit_type_facts(
     module: LLVMModuleRef,
     module_id: &[u8],
     used: impl IntoIterator<Item = Handle<LLVMTypeRef>>,
+    emitted: &mut EmittedTypes,
     out: &mut FactBuf,
 ) {
     let mut namer = TypeNamer::new(module_id);
@@ -265,8 +270,11 @@ pub fn emit_type_facts(
         stack.extend(unsafe { components(t) });
     }
     let layout = unsafe { LLVMGetModuleDataLayout(module) };
+    let layout_str = unsafe { cstr(LLVMGetDataLayoutStr(module)) };
     for (id, t) in all {
-        unsafe { emit_one(&mut namer, layout, &id, t, out) };
+        if emitted.insert([layout_str, b"\0", id.as_bytes()].concat()) {
+            unsafe { emit_one(&mut namer, layout, &id, t, out) };
+        }
     }
 }
 
