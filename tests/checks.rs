@@ -69,6 +69,7 @@ declare i32 @callee(i32, ptr)
 declare i32 @vcallee(i32, ...)
 declare void @vfn()
 declare i32 @__gxx_personality_v0(...)
+declare i32 @__CxxFrameHandler3(...)
 
 define i32 @ops(i32 %a, i32 %b, double %x, ptr %p, <4 x i32> %v, i1 %c) {
 entry:
@@ -139,6 +140,22 @@ entry:
   %sh = shufflevector <4 x i32> %v, <4 x i32> %v, <2 x i32> <i32 0, i32 5>    ; 3
   indirectbr ptr blockaddress(@misc, %next), [label %next]                    ; 4
 next:
+  fence acquire
+  ret void
+}
+
+define void @fl() personality ptr @__CxxFrameHandler3 {
+entry:
+  invoke void @vfn() to label %done unwind label %dispatch
+dispatch:
+  %cs = catchswitch within none [label %handler] unwind label %cleanup
+handler:
+  %cp = catchpad within %cs [ptr null, i32 64, ptr null]
+  catchret from %cp to label %done
+cleanup:
+  %cl = cleanuppad within none []
+  cleanupret from %cl unwind to caller
+done:
   ret void
 }
 "#;
@@ -199,7 +216,28 @@ macro_rules! misc {
 }
 
 /// Every check id with a corruption that makes it fire on `MODULE`'s facts.
+const LANDINGPAD: &str = "m:@inv:%lp:0";
+const RESUME: &str = "m:@inv:%lp:1";
+const CATCHSWITCH: &str = "m:@fl:%dispatch:0";
+const CATCHPAD: &str = "m:@fl:%handler:0";
+const CATCHRET: &str = "m:@fl:%handler:1";
+const CLEANUPRET: &str = "m:@fl:%cleanup:1";
+const FENCE: &str = "m:@misc:%next:0";
+
 const CASES: &[Case] = &[
+    // ---- exception handling, funclets, fence, alloca
+    c("eh-pad-first", LANDINGPAD, &[Set("instr_index", &[LANDINGPAD], 1, "999")]),
+    c("unwind-dest-pad", INVOKE, &[Set("invoke_unwind_dest", &[INVOKE], 1, "m:@inv:%ok")]),
+    c("landingpad-has-clause", LANDINGPAD, &[Drop("landingpad_cleanup", &[LANDINGPAD])]),
+    c("landingpad-clause-kind", LANDINGPAD, &[Add("landingpad_clause", &[LANDINGPAD, "0", "filter", "m:@ops:%a"])]),
+    c("resume-type", RESUME, &[Set("resume_value", &[RESUME], 1, "m:@ops:%a")]),
+    c("eh-pad-token", CATCHSWITCH, &[Set("variable_type", &["m:@fl:%cs"], 1, "i32")]),
+    c("catchpad-parent", CATCHPAD, &[Set("pad_parent", &[CATCHPAD], 1, "m:@fl:%cl")]),
+    c("funclet-exit-pad", CATCHRET, &[Set("pad_exit_from", &[CATCHRET], 1, "m:@fl:%cl")]),
+    c("funclet-exit-pad", CLEANUPRET, &[Set("pad_exit_from", &[CLEANUPRET], 1, "m:@fl:%cp")]),
+    c("catchswitch-handler", CATCHSWITCH, &[Set("catchswitch_handler", &[CATCHSWITCH], 2, "m:@fl:%done")]),
+    c("fence-ordering", FENCE, &[Set("instr_ordering", &[FENCE], 1, "monotonic")]),
+    c("alloca-count-integer", e!(20), &[Set("constant", &["m:@ops:%entry:20#0"], 1, "float")]),
     // ---- types (thesis tables 60-62, 65, 69)
     c(
         "vector-has-elem",
