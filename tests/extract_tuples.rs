@@ -376,3 +376,43 @@ fn vector_gep_struct_indices_are_followed() {
     }
     f.assert_has("gep_nindices", &[&g, "3"]);
 }
+
+#[test]
+fn memory_attributes_match_llvm_dis() {
+    // The oracle is LLVM's own printer: `attributes #N = { ... memory(...) ... }`.
+    let mut checked = 0;
+    for bc in c_fixtures().iter().filter(|p| p.to_string_lossy().ends_with(".O2.bc")) {
+        let text = std::process::Command::new("/usr/lib/llvm-19/bin/llvm-dis").arg(bc).arg("-o").arg("-").output().unwrap();
+        let text = String::from_utf8(text.stdout).unwrap();
+        let mut groups = std::collections::HashMap::new();
+        for line in text.lines().filter(|l| l.starts_with("attributes #")) {
+            let (num, body) = line["attributes ".len()..].split_once(" = ").unwrap();
+            if let Some(start) = body.find("memory(") {
+                let end = start + body[start..].find(')').unwrap();
+                groups.insert(num.to_string(), body[start + "memory(".len()..end].to_string());
+            }
+        }
+        let out = scratch("tuples-memory").join("facts");
+        extract_ok(std::slice::from_ref(bc), &out, &["-q"]);
+        let f = Facts::open(&out);
+        let stem = bc.file_stem().unwrap().to_string_lossy().to_string();
+        for line in text.lines().filter(|l| l.starts_with("define ")) {
+            let name = line.split('@').nth(1).unwrap().split('(').next().unwrap();
+            let group = line.rsplit(' ').find(|w| w.starts_with('#')).unwrap_or("");
+            let ours: Vec<String> = f
+                .rows("function_attr")
+                .iter()
+                .filter(|r| r[0] == format!("{stem}:@{name}") && r[1] == "memory")
+                .map(|r| r[2].clone())
+                .collect();
+            match groups.get(group) {
+                Some(expected) => {
+                    assert_eq!(ours, vec![expected.clone()], "memory of @{name} in {stem}");
+                    checked += 1;
+                }
+                None => assert!(ours.is_empty(), "@{name} in {stem} has no memory attribute"),
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} functions with memory attributes");
+}

@@ -147,6 +147,51 @@ pub fn table() -> &'static HashMap<u32, (&'static str, Class)> {
     })
 }
 
+/// An integer attribute's value as LLVM prints it inside the parentheses: `memory`'s
+/// location effects, `uwtable`'s kind, the argument lists of `allocsize`/`vscale_range`,
+/// `allockind`'s flags; other kinds (align, dereferenceable, ...) are plain numbers.
+fn int_value(name: &str, v: u64) -> String {
+    match name {
+        "memory" => {
+            let effect = |loc: u32| match (v >> (2 * loc)) & 3 {
+                0 => "none",
+                1 => "read",
+                2 => "write",
+                _ => "readwrite",
+            };
+            // Like LLVM: the effect on other memory first (when it is not `none`, or when
+            // every location agrees), then the locations that differ from it.
+            let other = effect(2);
+            let mut parts = Vec::new();
+            if other != "none" || v == 0 {
+                parts.push(other.to_string());
+            }
+            for (loc, label) in [(0, "argmem"), (1, "inaccessiblemem")] {
+                if effect(loc) != other {
+                    parts.push(format!("{label}: {}", effect(loc)));
+                }
+            }
+            parts.join(", ")
+        }
+        "uwtable" => match v {
+            1 => "sync".into(),
+            2 => "async".into(),
+            _ => v.to_string(),
+        },
+        "allocsize" => match (v >> 32, v & 0xffff_ffff) {
+            (elem, 0xffff_ffff) => elem.to_string(),
+            (elem, count) => format!("{elem},{count}"),
+        },
+        "vscale_range" => format!("{},{}", v >> 32, v & 0xffff_ffff),
+        "allockind" => {
+            let flags = ["alloc", "realloc", "free", "uninitialized", "zeroed", "aligned"];
+            let set: Vec<&str> = flags.iter().enumerate().filter(|(i, _)| v & (1 << i) != 0).map(|(_, f)| *f).collect();
+            set.join(",")
+        }
+        _ => v.to_string(),
+    }
+}
+
 /// Every attribute at `index` (function, return or parameter) as (name, value) pairs.
 unsafe fn read(
     count: u32,
@@ -178,7 +223,7 @@ unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<
         };
         let value = match class {
             Class::Enum | Class::Range => Vec::new(),
-            Class::Int => LLVMGetEnumAttributeValue(a).to_string().into_bytes(),
+            Class::Int => int_value(name, LLVMGetEnumAttributeValue(a)).into_bytes(),
             Class::Type => types.spelling(LLVMGetTypeAttributeValue(a)).to_vec(),
         };
         (name.as_bytes().to_vec(), value)
@@ -233,6 +278,22 @@ impl Worker<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn integer_attributes_read_like_llvm_prints_them() {
+        use super::int_value;
+        // memory: 2 bits per location (argmem, inaccessiblemem, other): none/read/write/readwrite.
+        assert_eq!(int_value("memory", 0), "none");
+        assert_eq!(int_value("memory", 0b01_01_01), "read");
+        assert_eq!(int_value("memory", 0b00_00_01), "argmem: read");
+        assert_eq!(int_value("memory", 0b01_00_11), "read, argmem: readwrite, inaccessiblemem: none");
+        assert_eq!(int_value("uwtable", 2), "async");
+        assert_eq!(int_value("allocsize", (0 << 32) | 0xffff_ffff), "0");
+        assert_eq!(int_value("allocsize", (1 << 32) | 2), "1,2");
+        assert_eq!(int_value("vscale_range", (1 << 32) | 16), "1,16");
+        assert_eq!(int_value("allockind", 1 | 8 | 32), "alloc,uninitialized,aligned");
+        assert_eq!(int_value("align", 16), "16");
+    }
+
     #[test]
     fn every_llvm_attribute_kind_has_a_name() {
         // One past the last kind (LLVM's EndAttrKinds sentinel).
