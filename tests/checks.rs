@@ -226,18 +226,69 @@ const FENCE: &str = "m:@misc:%next:0";
 
 const CASES: &[Case] = &[
     // ---- exception handling, funclets, fence, alloca
-    c("eh-pad-first", LANDINGPAD, &[Set("instr_index", &[LANDINGPAD], 1, "999")]),
-    c("unwind-dest-pad", INVOKE, &[Set("invoke_unwind_dest", &[INVOKE], 1, "m:@inv:%ok")]),
-    c("landingpad-has-clause", LANDINGPAD, &[Drop("landingpad_cleanup", &[LANDINGPAD])]),
-    c("landingpad-clause-kind", LANDINGPAD, &[Add("landingpad_clause", &[LANDINGPAD, "0", "filter", "m:@ops:%a"])]),
-    c("resume-type", RESUME, &[Set("resume_value", &[RESUME], 1, "m:@ops:%a")]),
-    c("eh-pad-token", CATCHSWITCH, &[Set("variable_type", &["m:@fl:%cs"], 1, "i32")]),
-    c("catchpad-parent", CATCHPAD, &[Set("pad_parent", &[CATCHPAD], 1, "m:@fl:%cl")]),
-    c("funclet-exit-pad", CATCHRET, &[Set("pad_exit_from", &[CATCHRET], 1, "m:@fl:%cl")]),
-    c("funclet-exit-pad", CLEANUPRET, &[Set("pad_exit_from", &[CLEANUPRET], 1, "m:@fl:%cp")]),
-    c("catchswitch-handler", CATCHSWITCH, &[Set("catchswitch_handler", &[CATCHSWITCH], 2, "m:@fl:%done")]),
-    c("fence-ordering", FENCE, &[Set("instr_ordering", &[FENCE], 1, "monotonic")]),
-    c("alloca-count-integer", e!(20), &[Set("constant", &["m:@ops:%entry:20#0"], 1, "float")]),
+    c(
+        "eh-pad-first",
+        LANDINGPAD,
+        &[Set("instr_index", &[LANDINGPAD], 1, "999")],
+    ),
+    c(
+        "unwind-dest-pad",
+        INVOKE,
+        &[Set("invoke_unwind_dest", &[INVOKE], 1, "m:@inv:%ok")],
+    ),
+    c(
+        "landingpad-has-clause",
+        LANDINGPAD,
+        &[Drop("landingpad_cleanup", &[LANDINGPAD])],
+    ),
+    c(
+        "landingpad-clause-kind",
+        LANDINGPAD,
+        &[Add(
+            "landingpad_clause",
+            &[LANDINGPAD, "0", "filter", "m:@ops:%a"],
+        )],
+    ),
+    c(
+        "resume-type",
+        RESUME,
+        &[Set("resume_value", &[RESUME], 1, "m:@ops:%a")],
+    ),
+    c(
+        "eh-pad-token",
+        CATCHSWITCH,
+        &[Set("variable_type", &["m:@fl:%cs"], 1, "i32")],
+    ),
+    c(
+        "catchpad-parent",
+        CATCHPAD,
+        &[Set("pad_parent", &[CATCHPAD], 1, "m:@fl:%cl")],
+    ),
+    c(
+        "funclet-exit-pad",
+        CATCHRET,
+        &[Set("pad_exit_from", &[CATCHRET], 1, "m:@fl:%cl")],
+    ),
+    c(
+        "funclet-exit-pad",
+        CLEANUPRET,
+        &[Set("pad_exit_from", &[CLEANUPRET], 1, "m:@fl:%cp")],
+    ),
+    c(
+        "catchswitch-handler",
+        CATCHSWITCH,
+        &[Set("catchswitch_handler", &[CATCHSWITCH], 2, "m:@fl:%done")],
+    ),
+    c(
+        "fence-ordering",
+        FENCE,
+        &[Set("instr_ordering", &[FENCE], 1, "monotonic")],
+    ),
+    c(
+        "alloca-count-integer",
+        e!(20),
+        &[Set("constant", &["m:@ops:%entry:20#0"], 1, "float")],
+    ),
     // ---- types (thesis tables 60-62, 65, 69)
     c(
         "vector-has-elem",

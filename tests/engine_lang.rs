@@ -972,3 +972,51 @@ fn error_number_constant_out_of_range() {
     let e = err(".decl a(x: number)\na(2147483648).\n");
     assert!(e.starts_with("bad.dl:2:3:") && e.contains("32-bit"), "{e}");
 }
+
+#[test]
+fn large_relations_keep_set_semantics_through_table_growth() {
+    // Enough rows to grow the row sets and index tables many times, with
+    // duplicates, repeated keys and negation on a key with `_` columns.
+    let src = r#"
+        .decl e(x: number, y: number)
+        .decl path(x: number, y: number)
+        .decl deg(x: number, n: number)
+        .decl sink(x: number)
+        path(x, y) :- e(x, y).
+        path(x, z) :- path(x, y), e(y, z).
+        deg(x, n) :- e(x, _), n = count : { e(x, _) }.
+        sink(y) :- e(_, y), !e(y, _).
+    "#;
+    let prog = Program::from_source("test.dl", src).unwrap();
+    let mut db = Database::new(&prog);
+    // 40 chains 0 -> 1 -> ... -> 99 (offset by 1000 per chain), each edge twice.
+    for c in 0..40 {
+        for i in 0..99 {
+            for _ in 0..2 {
+                let (a, b) = ((c * 1000 + i).to_string(), (c * 1000 + i + 1).to_string());
+                db.insert("e", &[&a, &b]).unwrap();
+            }
+        }
+    }
+    db.run(2).unwrap();
+    assert_eq!(db.len("e").unwrap(), 40 * 99);
+    assert_eq!(db.len("path").unwrap(), 40 * (99 * 100 / 2));
+    assert_eq!(db.len("deg").unwrap(), 40 * 99);
+    assert!(
+        db.rows("deg")
+            .unwrap()
+            .iter()
+            .all(|r| r[1] == Value::Number(1))
+    );
+    let sinks: Vec<String> = (0..40).map(|c| (c * 1000 + 99).to_string()).collect();
+    let mut got: Vec<String> = db
+        .rows_as_strings("sink")
+        .unwrap()
+        .into_iter()
+        .map(|r| r.join("\t"))
+        .collect();
+    got.sort();
+    let mut want = sinks;
+    want.sort();
+    assert_eq!(got, want);
+}

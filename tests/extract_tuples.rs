@@ -381,15 +381,26 @@ fn vector_gep_struct_indices_are_followed() {
 fn memory_attributes_match_llvm_dis() {
     // The oracle is LLVM's own printer: `attributes #N = { ... memory(...) ... }`.
     let mut checked = 0;
-    for bc in c_fixtures().iter().filter(|p| p.to_string_lossy().ends_with(".O2.bc")) {
-        let text = std::process::Command::new("/usr/lib/llvm-19/bin/llvm-dis").arg(bc).arg("-o").arg("-").output().unwrap();
+    for bc in c_fixtures()
+        .iter()
+        .filter(|p| p.to_string_lossy().ends_with(".O2.bc"))
+    {
+        let text = std::process::Command::new("/usr/lib/llvm-19/bin/llvm-dis")
+            .arg(bc)
+            .arg("-o")
+            .arg("-")
+            .output()
+            .unwrap();
         let text = String::from_utf8(text.stdout).unwrap();
         let mut groups = std::collections::HashMap::new();
         for line in text.lines().filter(|l| l.starts_with("attributes #")) {
             let (num, body) = line["attributes ".len()..].split_once(" = ").unwrap();
             if let Some(start) = body.find("memory(") {
                 let end = start + body[start..].find(')').unwrap();
-                groups.insert(num.to_string(), body[start + "memory(".len()..end].to_string());
+                groups.insert(
+                    num.to_string(),
+                    body[start + "memory(".len()..end].to_string(),
+                );
             }
         }
         let out = scratch("tuples-memory").join("facts");
@@ -414,5 +425,8 @@ fn memory_attributes_match_llvm_dis() {
             }
         }
     }
-    assert!(checked > 10, "only {checked} functions with memory attributes");
+    assert!(
+        checked > 10,
+        "only {checked} functions with memory attributes"
+    );
 }

@@ -164,15 +164,7 @@ impl Runtime<'_> {
                 let r = &self.rels[*rel];
                 let present = match index {
                     None => r.contains(kv),
-                    Some(ix) => {
-                        let mut found = false;
-                        r.lookup(*ix, kv, 0, r.len() as u32, |_| {
-                            found = true;
-                            Err(anyhow!("found"))
-                        })
-                        .ok();
-                        found
-                    }
+                    Some(ix) => r.has_key(*ix, kv),
                 };
                 if !present {
                     self.exec(steps, i + 1, env, None, sink)?;

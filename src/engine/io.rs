@@ -108,12 +108,10 @@ pub fn read_input(
     let text = String::from_utf8_lossy(&bytes);
     let delim = delimiter(Some(io));
     let arity = rel.types.len();
+    store.reserve(text.bytes().filter(|b| *b == b'\n').count() + 1);
     let mut row = Vec::with_capacity(arity);
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
-    for (n, line) in lines.iter().enumerate() {
+    let mut fields: Vec<&str> = Vec::with_capacity(arity);
+    for (n, line) in text.split_terminator('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         let lineno = n + 1;
         row.clear();
@@ -121,7 +119,7 @@ pub fn read_input(
             store.insert(&[]);
             continue;
         }
-        let fields: Vec<&str> = line.split(delim.as_str()).collect();
+        split_fields(line, &delim, &mut fields);
         if fields.len() != arity {
             bail!(
                 "Error loading {} data: {}:{lineno}: wrong number of columns: expected {arity}, found {}",
@@ -146,6 +144,16 @@ pub fn read_input(
         store.insert(&row);
     }
     Ok(())
+}
+
+/// Split a fact line at `delim` into `out` (reused across lines); a one-byte
+/// delimiter, the usual tab, takes the faster `char` search.
+fn split_fields<'t>(line: &'t str, delim: &str, out: &mut Vec<&'t str>) {
+    out.clear();
+    match delim.as_bytes() {
+        [b] if b.is_ascii() => out.extend(line.split(*b as char)),
+        _ => out.extend(line.split(delim)),
+    }
 }
 
 /// Compare two rows column by column (numbers numerically, symbols as strings).

@@ -3,9 +3,9 @@
 //! A relation stores its rows in one flat `Vec<u32>` (fixed arity, row `i` at
 //! `data[i*arity..]`); rows are only ever appended, so "the rows before
 //! iteration k" is a prefix, which is how semi-naive evaluation tells old
-//! tuples from the delta. Duplicates are rejected through a hash map from the
-//! row's hash to the newest row with that hash, chained through `next`. Each
-//! secondary index (a set of key columns) works the same way on the key's hash.
+//! tuples from the delta. Duplicates are rejected through a hash set of row
+//! ids. Each secondary index (a set of key columns) maps the key's hash to the
+//! newest row with that key, and chains older ones through `next`.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -13,25 +13,126 @@ use std::sync::Arc;
 
 pub const NONE: u32 = u32::MAX;
 
-/// Hasher for keys that are already well-mixed `u64` hashes.
-#[derive(Default)]
-pub struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8) ^ *b as u64;
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
+/// Open-addressing table of rows keyed by 64-bit hashes, used two ways: as
+/// the row set of a relation (one slot per row: `find_row`/`insert_row`) and
+/// as the chain heads of an index (one slot per key hash, holding its newest
+/// row: `head`/`push_head`; the index chains older rows, newest to oldest).
+/// A slot is 8 bytes (the hash's high half and the row), less than half of a
+/// general hash map's entry, which matters with millions of rows. Index keys
+/// whose hashes agree on their high half share a chain: harmless, since every
+/// reader compares the key columns themselves.
+#[derive(Clone, Debug, Default)]
+struct TagTable {
+    /// `(tag, row)`, `row == NONE` when empty; a slot's home position is the
+    /// tag's top bits, so growing needs no other copy of the hash.
+    slots: Vec<(u32, u32)>,
+    len: usize,
+    bits: u32,
 }
 
-pub type HashedMap<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
+impl TagTable {
+    /// First slot to probe for `h`, and its tag.
+    #[inline]
+    fn start(&self, h: u64) -> (usize, u32) {
+        let tag = (h >> 32) as u32;
+        ((tag >> (32 - self.bits)) as usize, tag)
+    }
+
+    /// The row equal to the one hashed to `h`, as told by `eq`.
+    #[inline]
+    fn find_row(&self, h: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let (mut i, tag) = self.start(h);
+        let mask = self.slots.len() - 1;
+        loop {
+            let (t, row) = self.slots[i];
+            if row == NONE {
+                return None;
+            }
+            if t == tag && eq(row) {
+                return Some(row);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Add a row known to be absent.
+    #[inline]
+    fn insert_row(&mut self, h: u64, id: u32) {
+        self.reserve(self.len + 1);
+        let (mut i, tag) = self.start(h);
+        let mask = self.slots.len() - 1;
+        while self.slots[i].1 != NONE {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = (tag, id);
+        self.len += 1;
+    }
+
+    /// Newest row whose key hashes to `h`, or `NONE`.
+    #[inline]
+    fn head(&self, h: u64) -> u32 {
+        if self.len == 0 {
+            return NONE;
+        }
+        let (mut i, tag) = self.start(h);
+        let mask = self.slots.len() - 1;
+        loop {
+            let (t, row) = self.slots[i];
+            if row == NONE || t == tag {
+                return row;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Make `id` the newest row for key hash `h`; returns the previous one.
+    #[inline]
+    fn push_head(&mut self, h: u64, id: u32) -> u32 {
+        self.reserve(self.len + 1);
+        let (mut i, tag) = self.start(h);
+        let mask = self.slots.len() - 1;
+        loop {
+            let (t, row) = self.slots[i];
+            if row == NONE {
+                self.slots[i] = (tag, id);
+                self.len += 1;
+                return NONE;
+            }
+            if t == tag {
+                self.slots[i].1 = id;
+                return row;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Grow (by doubling at least) to hold `n` entries below 7/8 load.
+    fn reserve(&mut self, n: usize) {
+        if n * 8 <= self.slots.len() * 7 {
+            return;
+        }
+        let mut bits = self.bits.max(3) + 1;
+        while (1usize << bits) * 7 < n * 8 {
+            bits += 1;
+        }
+        let old = std::mem::replace(&mut self.slots, vec![(0, NONE); 1 << bits]);
+        self.bits = bits;
+        let mask = self.slots.len() - 1;
+        for (tag, row) in old {
+            if row == NONE {
+                continue;
+            }
+            let mut i = (tag >> (32 - bits)) as usize;
+            while self.slots[i].1 != NONE {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (tag, row);
+        }
+    }
+}
 
 /// Hash a sequence of u32 values (multiply-rotate, then a 64-bit finalizer).
 #[inline]
@@ -46,10 +147,49 @@ pub fn hash_vals(vals: impl IntoIterator<Item = u32>) -> u64 {
     h
 }
 
+/// Hasher for symbol text, a word at a time: interning every field of the
+/// fact files is the hottest part of loading, and SipHash was most of it.
+#[derive(Default)]
+pub struct StrHasher(u64);
+
+impl StrHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(0xA24B_AED4_963E_E407);
+    }
+}
+
+impl Hasher for StrHasher {
+    fn finish(&self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^ (h >> 33)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        // the length keeps zero padding of the last word from colliding
+        self.mix(bytes.len() as u64);
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.mix(u64::from_le_bytes(w.try_into().unwrap()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(buf));
+        }
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.mix(b as u64);
+    }
+}
+
 /// The symbol table: strings interned to dense `u32` ids.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
-    ids: HashMap<Arc<str>, u32>,
+    ids: HashMap<Arc<str>, u32, BuildHasherDefault<StrHasher>>,
     strs: Vec<Arc<str>>,
 }
 
@@ -85,7 +225,7 @@ impl Symbols {
 #[derive(Clone, Debug)]
 pub struct Index {
     pub cols: Vec<usize>,
-    heads: HashedMap<u32>,
+    heads: TagTable,
     next: Vec<u32>,
 }
 
@@ -93,7 +233,7 @@ impl Index {
     fn new(cols: Vec<usize>) -> Self {
         Index {
             cols,
-            heads: HashedMap::default(),
+            heads: TagTable::default(),
             next: Vec::new(),
         }
     }
@@ -104,8 +244,7 @@ pub struct Relation {
     pub arity: usize,
     data: Vec<u32>,
     len: usize,
-    dedup: HashedMap<u32>,
-    dnext: Vec<u32>,
+    dedup: TagTable,
     pub indexes: Vec<Index>,
 }
 
@@ -115,8 +254,7 @@ impl Relation {
             arity,
             data: Vec::new(),
             len: 0,
-            dedup: HashedMap::default(),
-            dnext: Vec::new(),
+            dedup: TagTable::default(),
             indexes: Vec::new(),
         }
     }
@@ -140,9 +278,10 @@ impl Relation {
             return i;
         }
         let mut ix = Index::new(cols.to_vec());
+        ix.next.reserve_exact(self.len);
         for r in 0..self.len as u32 {
             let h = hash_vals(cols.iter().map(|c| self.data[r as usize * self.arity + c]));
-            let prev = ix.heads.insert(h, r).unwrap_or(NONE);
+            let prev = ix.heads.push_head(h, r);
             ix.next.push(prev);
         }
         self.indexes.push(ix);
@@ -151,15 +290,14 @@ impl Relation {
 
     /// Position of `row` if present.
     pub fn find(&self, row: &[u32]) -> Option<u32> {
-        let h = hash_vals(row.iter().copied());
-        let mut cur = self.dedup.get(&h).copied().unwrap_or(NONE);
-        while cur != NONE {
-            if self.row(cur) == row {
-                return Some(cur);
-            }
-            cur = self.dnext[cur as usize];
-        }
-        None
+        self.dedup
+            .find_row(hash_vals(row.iter().copied()), |id| self.row(id) == row)
+    }
+
+    /// Make room for `n` more rows (fact loading knows its line count).
+    pub fn reserve(&mut self, n: usize) {
+        self.data.reserve(n * self.arity);
+        self.dedup.reserve(self.len + n);
     }
 
     pub fn contains(&self, row: &[u32]) -> bool {
@@ -170,22 +308,16 @@ impl Relation {
     pub fn insert(&mut self, row: &[u32]) -> bool {
         debug_assert_eq!(row.len(), self.arity);
         let h = hash_vals(row.iter().copied());
-        let head = self.dedup.get(&h).copied().unwrap_or(NONE);
-        let mut cur = head;
-        while cur != NONE {
-            if self.row(cur) == row {
-                return false;
-            }
-            cur = self.dnext[cur as usize];
+        if self.dedup.find_row(h, |id| self.row(id) == row).is_some() {
+            return false;
         }
         let id = self.len as u32;
-        self.dedup.insert(h, id);
-        self.dnext.push(head);
+        self.dedup.insert_row(h, id);
         self.data.extend_from_slice(row);
         self.len += 1;
         for ix in &mut self.indexes {
             let kh = hash_vals(ix.cols.iter().map(|c| row[*c]));
-            let prev = ix.heads.insert(kh, id).unwrap_or(NONE);
+            let prev = ix.heads.push_head(kh, id);
             ix.next.push(prev);
         }
         true
@@ -202,21 +334,46 @@ impl Relation {
         mut f: impl FnMut(u32) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         let index = &self.indexes[ix];
-        let h = hash_vals(key.iter().copied());
-        let mut cur = index.heads.get(&h).copied().unwrap_or(NONE);
-        while cur != NONE {
-            if cur >= lo && cur < hi {
-                let r = self.row(cur);
-                if index.cols.iter().zip(key).all(|(c, k)| r[*c] == *k) {
-                    f(cur)?;
-                }
-            } else if cur < lo {
-                // chains run from newest to oldest: nothing older can be in range
-                break;
+        let mut cur = self.chain_start(index, key, hi);
+        while cur != NONE && cur >= lo {
+            // chains run from newest to oldest: nothing older can be in range
+            if self.key_matches(index, cur, key) {
+                f(cur)?;
             }
             cur = index.next[cur as usize];
         }
         Ok(())
+    }
+
+    /// Whether any row has index-`ix` key `key` (negation with `_` columns).
+    #[inline]
+    pub fn has_key(&self, ix: usize, key: &[u32]) -> bool {
+        let index = &self.indexes[ix];
+        let mut cur = self.chain_start(index, key, NONE);
+        while cur != NONE {
+            if self.key_matches(index, cur, key) {
+                return true;
+            }
+            cur = index.next[cur as usize];
+        }
+        false
+    }
+
+    /// Newest row below `hi` in the chain of `key`'s hash.
+    #[inline]
+    fn chain_start(&self, index: &Index, key: &[u32], hi: u32) -> u32 {
+        let h = hash_vals(key.iter().copied());
+        let mut cur = index.heads.head(h);
+        while cur != NONE && cur >= hi {
+            cur = index.next[cur as usize];
+        }
+        cur
+    }
+
+    #[inline]
+    fn key_matches(&self, index: &Index, id: u32, key: &[u32]) -> bool {
+        let r = self.row(id);
+        index.cols.iter().zip(key).all(|(c, k)| r[*c] == *k)
     }
 
     pub fn rows(&self) -> impl Iterator<Item = &[u32]> {

@@ -184,8 +184,20 @@ fn int_value(name: &str, v: u64) -> String {
         },
         "vscale_range" => format!("{},{}", v >> 32, v & 0xffff_ffff),
         "allockind" => {
-            let flags = ["alloc", "realloc", "free", "uninitialized", "zeroed", "aligned"];
-            let set: Vec<&str> = flags.iter().enumerate().filter(|(i, _)| v & (1 << i) != 0).map(|(_, f)| *f).collect();
+            let flags = [
+                "alloc",
+                "realloc",
+                "free",
+                "uninitialized",
+                "zeroed",
+                "aligned",
+            ];
+            let set: Vec<&str> = flags
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| v & (1 << i) != 0)
+                .map(|(_, f)| *f)
+                .collect();
             set.join(",")
         }
         _ => v.to_string(),
@@ -285,12 +297,18 @@ mod tests {
         assert_eq!(int_value("memory", 0), "none");
         assert_eq!(int_value("memory", 0b01_01_01), "read");
         assert_eq!(int_value("memory", 0b00_00_01), "argmem: read");
-        assert_eq!(int_value("memory", 0b01_00_11), "read, argmem: readwrite, inaccessiblemem: none");
+        assert_eq!(
+            int_value("memory", 0b01_00_11),
+            "read, argmem: readwrite, inaccessiblemem: none"
+        );
         assert_eq!(int_value("uwtable", 2), "async");
         assert_eq!(int_value("allocsize", (0 << 32) | 0xffff_ffff), "0");
         assert_eq!(int_value("allocsize", (1 << 32) | 2), "1,2");
         assert_eq!(int_value("vscale_range", (1 << 32) | 16), "1,16");
-        assert_eq!(int_value("allockind", 1 | 8 | 32), "alloc,uninitialized,aligned");
+        assert_eq!(
+            int_value("allockind", 1 | 8 | 32),
+            "alloc,uninitialized,aligned"
+        );
         assert_eq!(int_value("align", 16), "16");
     }
 
