@@ -34,10 +34,11 @@ test: setup
 schema:
     cargo run --quiet -- schema --write schema
 
-# Benchmark extraction on a large generated module (see README).
+# Benchmarks (see README): extraction on a large generated module, then the engine.
 bench: setup
     cargo build --release --quiet
     python3 fixtures/bench/bench.py
+    just bench-engine
 
 # Engine benchmark: transitive closure of a deterministic 200,000-edge block-diagonal DAG
 # (fixtures/bench/gen_graph.py; the closure is large but bounded). Prints the path count,
