@@ -109,8 +109,9 @@ fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Schema { write: Some(dir) } => {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| anyhow::anyhow!("{}: {}", dir.display(), llfacts::writer::cause(&e)))?;
+            std::fs::create_dir_all(&dir).map_err(|e| {
+                anyhow::anyhow!("{}: {}", dir.display(), llfacts::writer::cause(&e))
+            })?;
             for (name, text) in llfacts::schema::files() {
                 let path = dir.join(name);
                 std::fs::write(&path, text)

@@ -244,7 +244,7 @@ fn llvm_ir_counts(path: &std::path::Path) -> (usize, usize, usize) {
 
 #[test]
 fn counts_agree_with_an_independent_reader() {
-    for bc in c_fixtures() {
+    for bc in compiled_fixtures() {
         let out = scratch("counts").join("facts");
         extract_ok(std::slice::from_ref(bc), &out, &["-q"]);
         let f = Facts::open(&out);

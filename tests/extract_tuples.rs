@@ -239,7 +239,7 @@ fn modules_link_by_name_and_ids_stay_unique() {
 #[test]
 fn layout_facts_match_what_the_c_compiler_computed() {
     // fixtures/c/layout.c stores sizeof/_Alignof/offsetof values next to their meanings.
-    let bc = c_fixtures()
+    let bc = compiled_fixtures()
         .iter()
         .find(|p| p.file_name().unwrap() == "layout.O0.bc")
         .unwrap();
@@ -381,7 +381,7 @@ fn vector_gep_struct_indices_are_followed() {
 fn memory_attributes_match_llvm_dis() {
     // The oracle is LLVM's own printer: `attributes #N = { ... memory(...) ... }`.
     let mut checked = 0;
-    for bc in c_fixtures()
+    for bc in compiled_fixtures()
         .iter()
         .filter(|p| p.to_string_lossy().ends_with(".O2.bc"))
     {

@@ -134,6 +134,10 @@ unsafe fn source_names(m: LLVMModuleRef) -> PtrMap<Handle<LLVMValueRef>, Vec<(Ve
                     let mut ops =
                         vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(variable) as usize];
                     LLVMGetMDNodeOperands(variable, ops.as_mut_ptr());
+                    // Unnamed variables (some artificial ones) have no name operand at all.
+                    if ops[1].is_null() {
+                        continue;
+                    }
                     let mut len = 0;
                     let text = llvm::bytes(LLVMGetMDString(ops[1], &mut len), len as usize);
                     if text.is_empty() {

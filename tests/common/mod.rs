@@ -32,9 +32,14 @@ pub fn clang() -> PathBuf {
     panic!("clang-19 is required by the tests: run `apt-get install clang-19`");
 }
 
-/// Compiles C to bitcode with clang-19.
+/// Compiles C (or C++, by extension) to bitcode with clang-19.
 pub fn compile(src: &Path, out: &Path, flags: &[&str]) {
-    let status = Command::new(clang())
+    let compiler = if src.extension().is_some_and(|e| e == "cpp") {
+        clang().with_file_name("clang++")
+    } else {
+        clang()
+    };
+    let status = Command::new(compiler)
         .args(["-c", "-emit-llvm", "-Wno-everything"])
         .args(flags)
         .arg(src)
@@ -54,21 +59,23 @@ pub fn compile_snippet(dir: &Path, name: &str, code: &str, flags: &[&str]) -> Pa
     out
 }
 
-/// Every C fixture at -O0 -g and at -O2, compiled once per test binary.
-pub fn c_fixtures() -> &'static [PathBuf] {
+/// Every C and C++ fixture at -O0 -g and at -O2, compiled once per test binary.
+pub fn compiled_fixtures() -> &'static [PathBuf] {
     static BUILT: OnceLock<Vec<PathBuf>> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let dir = scratch("c-fixtures");
-        let mut out = Vec::new();
-        let mut sources: Vec<PathBuf> = std::fs::read_dir(repo().join("fixtures/c"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
+        let dir = scratch("compiled-fixtures");
+        let mut sources: Vec<PathBuf> = ["fixtures/c", "fixtures/cpp"]
+            .iter()
+            .flat_map(|d| {
+                std::fs::read_dir(repo().join(d))
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+            })
+            .filter(|p| p.extension().is_some_and(|e| e == "c" || e == "cpp"))
             .collect();
         sources.sort();
-        for src in sources
-            .iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        {
+        let mut out = Vec::new();
+        for src in &sources {
             let stem = src.file_stem().unwrap().to_string_lossy();
             for (tag, flags) in [("O0", &["-O0", "-g"][..]), ("O2", &["-O2"][..])] {
                 let bc = dir.join(format!("{stem}.{tag}.bc"));
@@ -92,7 +99,7 @@ pub fn ll_fixtures() -> Vec<PathBuf> {
 }
 
 pub fn all_fixtures() -> Vec<PathBuf> {
-    let mut v = c_fixtures().to_vec();
+    let mut v = compiled_fixtures().to_vec();
     v.extend(ll_fixtures());
     v
 }
