@@ -236,7 +236,14 @@ unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<
         let value = match class {
             Class::Enum | Class::Range => Vec::new(),
             Class::Int => int_value(name, LLVMGetEnumAttributeValue(a)).into_bytes(),
-            Class::Type => types.spelling(LLVMGetTypeAttributeValue(a)).to_vec(),
+            Class::Type => {
+                let t = LLVMGetTypeAttributeValue(a);
+                if t.is_null() {
+                    Vec::new()
+                } else {
+                    types.spelling(t).to_vec()
+                }
+            }
         };
         (name.as_bytes().to_vec(), value)
     }
