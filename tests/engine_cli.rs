@@ -226,11 +226,15 @@ fn auto_uses_souffle_when_it_is_on_path() {
     use std::os::unix::fs::PermissionsExt;
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
-    // A stand-in `souffle` that records its arguments.
+    // A stand-in `souffle` that records its arguments and, like Soufflé 2.5, fails when
+    // the -D directory does not exist.
     write(
         d,
         "bin/souffle",
-        "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\n",
+        "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\n\
+         while [ $# -gt 0 ]; do\n\
+         if [ \"$1\" = -D ] && [ \"$2\" != - ] && [ ! -d \"$2\" ]; then echo \"output directory $2 does not exists\" >&2; exit 1; fi\n\
+         shift\ndone\n",
     );
     std::fs::set_permissions(
         d.join("bin/souffle"),
@@ -244,13 +248,13 @@ fn auto_uses_souffle_when_it_is_on_path() {
         std::env::var("PATH").unwrap_or_default()
     );
     let o = Command::new(env!("CARGO_BIN_EXE_llfacts"))
-        .args(["run", "p.dl", "-F", "facts", "-D", "out", "-j", "3"])
+        .args(["run", "p.dl", "-F", "facts", "-D", "out/nested", "-j", "3"])
         .current_dir(d)
         .env("PATH", &path)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(read(d, "bin/args"), "-F facts -D out -j 3 p.dl\n");
+    assert_eq!(read(d, "bin/args"), "-F facts -D out/nested -j 3 p.dl\n");
     // --engine builtin ignores it
     std::fs::remove_file(d.join("bin/args")).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_llfacts"))

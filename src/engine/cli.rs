@@ -106,7 +106,14 @@ pub fn run_program(
         Backend::Souffle(exe) => {
             let out_arg = match out {
                 OutTarget::Stdout => "-".to_string(),
-                OutTarget::Dir(d) => d.display().to_string(),
+                OutTarget::Dir(d) => {
+                    // Soufflé requires the output directory to exist; the builtin engine
+                    // creates it, so both behave alike for users.
+                    std::fs::create_dir_all(d).with_context(|| {
+                        format!("cannot create output directory {}", d.display())
+                    })?;
+                    d.display().to_string()
+                }
             };
             let status = Command::new(exe)
                 .arg("-F")
