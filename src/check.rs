@@ -63,21 +63,20 @@ enum Facts {
 impl Facts {
     /// A relation's tuples as written (escaped fields).
     fn rows(&self, name: &str) -> Result<Vec<Vec<String>>> {
-        let text = match self {
+        match self {
             Facts::Memory(buf) => {
                 let i = relations::index_of(name).expect("registered relation");
-                String::from_utf8(buf.buffer(i).to_vec()).expect("escaped facts are UTF-8")
+                Ok(split_rows(
+                    std::str::from_utf8(buf.buffer(i)).expect("escaped facts are UTF-8"),
+                ))
             }
             Facts::Dir(dir) => {
                 let path = dir.join(format!("{name}.facts"));
-                std::fs::read_to_string(&path)
-                    .map_err(|e| anyhow!("{}: {}", path.display(), writer::cause(&e)))?
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| anyhow!("{}: {}", path.display(), writer::cause(&e)))?;
+                Ok(split_rows(&text))
             }
-        };
-        Ok(text
-            .lines()
-            .map(|l| l.split('\t').map(str::to_string).collect())
-            .collect())
+        }
     }
 
     fn load(&self, db: &mut Database, program: &Program) -> Result<()> {
@@ -98,6 +97,13 @@ impl Facts {
             }
         }
     }
+}
+
+/// Tab-separated lines as rows of fields.
+fn split_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
 }
 
 /// Runs every rule file over the facts and returns the violations, sorted.
@@ -207,9 +213,7 @@ fn violations_of(
             let csv = out.join("violation.csv");
             let text = std::fs::read_to_string(&csv)
                 .map_err(|e| anyhow!("{}: {}", csv.display(), writer::cause(&e)))?;
-            text.lines()
-                .map(|l| l.split('\t').map(str::to_string).collect())
-                .collect()
+            split_rows(&text)
         }
     };
     rows.into_iter()

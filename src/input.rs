@@ -6,7 +6,7 @@
 //! on the IR invariants (every block has a terminator, operand kinds are as LangRef says).
 
 use std::ffi::{CStr, CString, c_char, c_void};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::ptr;
 
 use anyhow::{Result, anyhow, bail};
@@ -19,7 +19,6 @@ use llvm_sys::{LLVMDiagnosticSeverity, LLVMModule};
 
 /// A parsed, verified module that owns its LLVM context.
 pub struct Module {
-    pub path: PathBuf,
     context: LLVMContextRef,
     module: LLVMModuleRef,
     _diagnostics: Box<Vec<String>>,
@@ -132,7 +131,6 @@ pub fn load(path: &Path) -> Result<Module> {
             return Err(err);
         }
         let owned = Module {
-            path: path.to_path_buf(),
             context,
             module,
             _diagnostics: diagnostics,
