@@ -1,12 +1,11 @@
-//! llfacts: LLVM IR to Datalog facts, plus an embedded evaluator for the Soufflé subset
-//! that `rules/` uses. See docs/architecture.md for the map.
+//! llfacts: LLVM IR to Datalog facts, the rule programs that analyse them, and an embedded
+//! evaluator for the Soufflé subset those programs use. See docs/architecture.md for the map.
+//!
+//! Dependencies run one way: `extract` → `facts` ← `analysis` → `engine`. The engine imports
+//! nothing from the rest of the crate; only `extract` uses llvm-sys; only `facts` knows the
+//! fact file format; the command line (clap) lives in the binary's `cli` module.
 
-pub mod check;
+pub mod analysis;
 pub mod engine;
 pub mod extract;
-pub mod input;
-pub mod pipeline;
-pub mod relations;
-pub mod schema;
-pub mod sink;
-pub mod writer;
+pub mod facts;

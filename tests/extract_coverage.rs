@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
-use llfacts::relations::{Kind, RELATIONS};
+use llfacts::facts::registry::{Kind, RELATIONS};
 
 const OPCODES: &[&str] = &[
     "ret",
@@ -219,7 +219,7 @@ fn every_file_matches_its_declaration() {
                     }
                     Kind::Symbol => {
                         assert!(!field.contains('\r'), "raw CR in {}.facts", rel.name);
-                        llfacts::sink::unescape(field).unwrap_or_else(|| {
+                        llfacts::facts::unescape(field).unwrap_or_else(|| {
                             panic!("{}.facts line {}: bad escape in {field:?}", rel.name, n + 1)
                         });
                     }

@@ -233,7 +233,7 @@ fn empty_module_is_fine() {
     assert!(f.rows("function").is_empty() && f.rows("instr").is_empty());
     assert_eq!(
         std::fs::read_dir(&out).unwrap().count(),
-        llfacts::relations::RELATIONS.len()
+        llfacts::facts::registry::RELATIONS.len()
     );
 }
 

@@ -300,7 +300,7 @@ fn names_with_special_bytes_are_escaped_and_round_trip() {
     let raw_names: Vec<Vec<u8>> = f
         .rows("global_var_name")
         .iter()
-        .map(|r| llfacts::sink::unescape(&r[1]).unwrap())
+        .map(|r| llfacts::facts::unescape(&r[1]).unwrap())
         .collect();
     for expected in [
         &b"name with\ttab"[..],

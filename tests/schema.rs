@@ -8,7 +8,7 @@ use common::*;
 fn schema_files_match_registry() {
     let dir = repo().join("schema");
     let mut expected: Vec<String> = Vec::new();
-    for (name, text) in llfacts::schema::files() {
+    for (name, text) in llfacts::facts::schema::files() {
         let path = dir.join(&name);
         let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
@@ -35,7 +35,7 @@ fn schema_command_prints_every_declaration() {
     let o = llfacts().arg("schema").output().unwrap();
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
-    for rel in llfacts::relations::RELATIONS {
+    for rel in llfacts::facts::registry::RELATIONS {
         let cols: Vec<String> = rel
             .columns
             .iter()
@@ -54,7 +54,7 @@ fn schema_command_prints_every_declaration() {
     }
     assert_eq!(
         text.matches(".decl ").count(),
-        llfacts::relations::RELATIONS.len()
+        llfacts::facts::registry::RELATIONS.len()
     );
 }
 
@@ -115,7 +115,7 @@ const SOUFFLE_KEYWORDS: &[&str] = &[
 #[test]
 fn relation_names_are_unique_and_valid_souffle_identifiers() {
     let mut seen = std::collections::HashSet::new();
-    for rel in llfacts::relations::RELATIONS {
+    for rel in llfacts::facts::registry::RELATIONS {
         assert!(seen.insert(rel.name), "duplicate relation {}", rel.name);
         let ok = |s: &str| {
             s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())

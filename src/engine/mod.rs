@@ -20,7 +20,6 @@
 
 pub mod ast;
 pub mod check;
-pub mod cli;
 pub mod eval;
 pub mod functors;
 pub mod io;
@@ -35,7 +34,6 @@ use std::sync::RwLock;
 use anyhow::{Result, anyhow, bail};
 
 pub use check::Base;
-pub use cli::{Backend, EngineChoice, run_program, select_backend};
 pub use eval::EvalStats;
 pub use io::OutTarget;
 

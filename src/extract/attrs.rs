@@ -11,8 +11,8 @@ use llvm_sys::prelude::*;
 use super::Worker;
 use super::llvm::bytes;
 use super::types::TypeNamer;
-use crate::relations::Rel;
-use crate::sink::Id;
+use crate::facts::buf::Id;
+use crate::facts::registry::Rel;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Class {

@@ -11,8 +11,8 @@ use llvm_sys::{
 use super::llvm::{self, PtrMap, bytes, name};
 use super::{Worker, attrs, callconv_name};
 use crate::fact;
-use crate::relations::Rel;
-use crate::sink::{Escaped, Id, escape_into, num};
+use crate::facts::buf::{Escaped, Id, escape_into, num};
+use crate::facts::registry::Rel;
 
 /// LLVM's numbering of a function's values: unnamed parameters, blocks and non-void
 /// instructions get consecutive slots, exactly as the IR printer shows them (`%0`, `%1`, ...).

@@ -8,7 +8,7 @@ use llvm_sys::prelude::*;
 use super::Worker;
 use super::llvm::{bytes, name, take_message};
 use crate::fact;
-use crate::sink::{Id, num};
+use crate::facts::buf::{Id, num};
 
 impl Worker<'_> {
     /// The operand id of `v` used at `site`, emitting constant facts when `v` is a constant.

@@ -10,8 +10,8 @@ use llvm_sys::{
 use super::llvm::{self, bytes, cstr, name};
 use super::{Worker, attrs, callconv_name};
 use crate::fact;
-use crate::relations::Rel;
-use crate::sink::Id;
+use crate::facts::buf::Id;
+use crate::facts::registry::Rel;
 
 fn linkage_name(l: LLVMLinkage) -> &'static str {
     use LLVMLinkage::*;

@@ -9,7 +9,9 @@
 mod attrs;
 mod body;
 mod constants;
+mod driver;
 mod globals;
+mod input;
 pub mod llvm;
 mod types;
 
@@ -23,11 +25,12 @@ use llvm_sys::debuginfo::LLVMDIVariableGetLine;
 use llvm_sys::prelude::*;
 use rayon::prelude::*;
 
-use crate::input;
-use crate::sink::{FactBuf, Id};
+use crate::facts::buf::{FactBuf, Id};
+use input::Module;
 use llvm::Handle;
 
-pub use types::EmittedTypes;
+pub use driver::{Summary, to_dir, to_memory};
+use types::EmittedTypes;
 
 /// Read-only knowledge about one module, shared by every worker.
 pub struct ModuleCtx {
@@ -46,7 +49,7 @@ pub struct ModuleCtx {
 
 impl ModuleCtx {
     /// Runs on the coordinating thread: it reads metadata, which creates wrapper values.
-    unsafe fn new(module: &input::Module, id: Vec<u8>) -> ModuleCtx {
+    unsafe fn new(module: &Module, id: Vec<u8>) -> ModuleCtx {
         unsafe {
             let m = module.raw();
             let mut global_ids = PtrMap::default();
@@ -216,7 +219,7 @@ const RUN: usize = 16;
 /// `path` is how the input was named on the command line; `progress` gets the number of
 /// defined functions done and in all.
 pub fn extract_module(
-    module: &input::Module,
+    module: &Module,
     id: &[u8],
     path: &[u8],
     sink: &mut dyn FnMut(FactBuf) -> Result<()>,

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use super::llvm::{PtrMap, PtrSet};
 use std::rc::Rc;
 
-use crate::sink::Id;
+use crate::facts::buf::Id;
 
 use llvm_sys::LLVMTypeKind::*;
 use llvm_sys::core::*;
@@ -20,7 +20,7 @@ use llvm_sys::target::*;
 
 use super::llvm::{Handle, cstr};
 use crate::fact;
-use crate::sink::{FactBuf, num};
+use crate::facts::buf::{FactBuf, num};
 
 /// Spells type ids, memoized per worker, and remembers which types were used.
 pub struct TypeNamer<'a> {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::relations::RELATIONS;
-use crate::sink::FactBuf;
+use crate::facts::buf::FactBuf;
+use crate::facts::registry::RELATIONS;
 
 pub struct FactDir {
     dest: PathBuf,

@@ -1,4 +1,5 @@
-//! `llfacts extract`: inputs → parsed modules → facts → one output directory.
+//! Many inputs → parsed modules (in parallel) → facts, in input order → one output directory
+//! or one in-memory fact set.
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
@@ -8,10 +9,11 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use rayon::prelude::*;
 
-use crate::relations::RELATIONS;
-use crate::sink::FactBuf;
-use crate::writer::FactDir;
-use crate::{extract, input};
+use super::input;
+use super::{Counts, EmittedTypes, extract_module};
+use crate::facts::buf::FactBuf;
+use crate::facts::registry::RELATIONS;
+use crate::facts::writer::FactDir;
 
 pub struct Summary {
     pub modules: usize,
@@ -41,7 +43,7 @@ impl std::fmt::Display for Summary {
 }
 
 /// Module ids: the file stem, with `~2`, `~3`... for repeated stems, in input order.
-pub fn module_ids(inputs: &[PathBuf]) -> Vec<Vec<u8>> {
+fn module_ids(inputs: &[PathBuf]) -> Vec<Vec<u8>> {
     let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
     inputs
         .iter()
@@ -62,7 +64,7 @@ pub fn module_ids(inputs: &[PathBuf]) -> Vec<Vec<u8>> {
 }
 
 /// A one-line progress display on stderr, shown only when stderr is a terminal.
-pub struct Progress {
+struct Progress {
     enabled: bool,
     total_modules: usize,
     modules: usize,
@@ -73,7 +75,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(quiet: bool, total_modules: usize) -> Self {
+    fn new(quiet: bool, total_modules: usize) -> Self {
         Progress {
             enabled: !quiet && std::io::stderr().is_terminal(),
             total_modules,
@@ -130,7 +132,7 @@ impl Progress {
 /// Extracts every input into `out`. Modules are parsed `jobs` at a time in parallel and
 /// emitted in input order, while a writer thread appends finished buffers to the files;
 /// on any error nothing is left at `out`.
-pub fn extract(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
+pub fn to_dir(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
     let start = Instant::now();
     let ids = module_ids(inputs);
     let dir = FactDir::create(out)?;
@@ -172,8 +174,8 @@ pub fn extract(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
     })
 }
 
-/// Extracts every input into one in-memory fact set (for `llfacts check`).
-pub fn extract_to_memory(inputs: &[PathBuf]) -> Result<FactBuf> {
+/// Extracts every input into one in-memory fact set (for the analyses).
+pub fn to_memory(inputs: &[PathBuf]) -> Result<FactBuf> {
     let mut all = FactBuf::new();
     let mut keep = |facts: FactBuf| {
         all.append(facts);
@@ -193,9 +195,9 @@ fn emit_all(
     ids: &[Vec<u8>],
     sink: &mut dyn FnMut(FactBuf) -> Result<()>,
     progress: &mut Progress,
-) -> Result<extract::Counts> {
-    let mut total = extract::Counts::default();
-    let mut emitted_types = extract::EmittedTypes::default();
+) -> Result<Counts> {
+    let mut total = Counts::default();
+    let mut emitted_types = EmittedTypes::default();
     let window = rayon::current_num_threads().max(1);
     for (paths, ids) in inputs.chunks(window).zip(ids.chunks(window)) {
         let modules: Vec<input::Module> = paths
@@ -203,7 +205,7 @@ fn emit_all(
             .map(|p| input::load(p))
             .collect::<Result<_>>()?;
         for ((module, id), path) in modules.iter().zip(ids).zip(paths) {
-            let counts = extract::extract_module(
+            let counts = extract_module(
                 module,
                 id,
                 path.as_os_str().as_encoded_bytes(),

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::relations::{self, Kind, Rel};
+use crate::facts::registry::{self, Kind, Rel};
 
 /// A value for one column.
 pub trait Field {
@@ -142,8 +142,8 @@ impl Default for FactBuf {
 impl FactBuf {
     pub fn new() -> Self {
         FactBuf {
-            bufs: vec![Vec::new(); relations::count()],
-            counts: vec![0; relations::count()],
+            bufs: vec![Vec::new(); registry::count()],
+            counts: vec![0; registry::count()],
         }
     }
 
@@ -181,7 +181,7 @@ impl FactBuf {
 #[macro_export]
 macro_rules! fact {
     ($out:expr, $rel:ident, $($field:expr),+ $(,)?) => {
-        $out.emit($crate::relations::Rel::$rel, ($($field,)+))
+        $out.emit($crate::facts::registry::Rel::$rel, ($($field,)+))
     };
 }
 

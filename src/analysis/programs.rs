@@ -1,0 +1,86 @@
+//! The rule programs built into the binary, and where any program's text comes from.
+//!
+//! Built-in programs keep their repository paths (`rules/checks.dl`), so their
+//! `#include "../schema/llfacts.dl"` resolves against the generated schema exactly as it
+//! does for `souffle -F facts rules/checks.dl` run from the repository root.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::engine::Program;
+use crate::facts::schema;
+
+/// Rule files embedded in the binary, by repository path.
+const RULE_FILES: &[(&str, &str)] = &[
+    ("rules/checks.dl", include_str!("../../rules/checks.dl")),
+    (
+        "rules/wellformed.dl",
+        include_str!("../../rules/wellformed.dl"),
+    ),
+];
+
+/// A rule program: built in (by repository path) or a user's file.
+#[derive(Clone, Debug)]
+pub enum RuleSource {
+    Builtin(&'static str),
+    File(PathBuf),
+}
+
+impl fmt::Display for RuleSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleSource::Builtin(path) => write!(f, "{path}"),
+            RuleSource::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Every embedded file a built-in program may include: the rules and the generated schema.
+fn files() -> BTreeMap<String, String> {
+    let mut files: BTreeMap<String, String> = RULE_FILES
+        .iter()
+        .map(|(path, text)| (path.to_string(), text.to_string()))
+        .collect();
+    for (name, text) in schema::files() {
+        files.insert(format!("schema/{name}"), text);
+    }
+    files
+}
+
+/// Parses and checks a program with the builtin engine's front end.
+pub fn parse(source: &RuleSource) -> Result<Program> {
+    match source {
+        RuleSource::File(path) => Program::from_file(path),
+        RuleSource::Builtin(path) => {
+            let scratch = tempfile::Builder::new()
+                .prefix("llfacts-")
+                .tempdir()
+                .context("creating a scratch directory")?;
+            Program::from_file(on_disk(source, scratch.path())?)
+                .with_context(|| format!("built-in {path}"))
+        }
+    }
+}
+
+/// The program as a file that `souffle` can read: built-in programs are laid out under
+/// `scratch` with their includes (once), user files are used where they are.
+pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
+    match source {
+        RuleSource::File(path) => Ok(path.clone()),
+        RuleSource::Builtin(entry) => {
+            let tree = scratch.join("tree");
+            if !tree.exists() {
+                for (path, text) in files() {
+                    let dest = tree.join(&path);
+                    std::fs::create_dir_all(dest.parent().expect("a relative path"))?;
+                    std::fs::write(&dest, text)
+                        .with_context(|| format!("writing {}", dest.display()))?;
+                }
+            }
+            Ok(tree.join(entry))
+        }
+    }
+}

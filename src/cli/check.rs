@@ -1,0 +1,86 @@
+//! `llfacts check`: IR constraint checks for CI, reported as text, JSON or SARIF.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::{Args, ValueEnum};
+
+use llfacts::analysis::report::{self, Format};
+use llfacts::analysis::{Runner, check};
+use llfacts::facts::FactSet;
+
+use super::{Engine, Jobs};
+
+/// Check modules against LLVM's IR constraints; exit 1 if any is violated.
+///
+/// Extracts the inputs in memory and runs the built-in rules (rules/checks.dl,
+/// rules/wellformed.dl) plus any --rules, each of which outputs
+/// `violation(check, entity, message)`. Each violation is reported with the source
+/// location of its entity when the module has debug info.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Input modules (.bc or .ll).
+    #[arg(
+        value_name = "INPUT",
+        required_unless_present = "facts",
+        conflicts_with = "facts"
+    )]
+    inputs: Vec<PathBuf>,
+    /// Check an existing fact directory instead of extracting modules.
+    #[arg(long, value_name = "DIR")]
+    facts: Option<PathBuf>,
+    /// More rule files to run; each must output `violation(check, entity, message)`.
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    jobs: Jobs,
+    #[command(flatten)]
+    engine: Engine,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+    Sarif,
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<()> {
+    let backend = args.engine.backend()?;
+    let pool = args.jobs.pool()?;
+    let violations = pool.install(|| -> anyhow::Result<_> {
+        let facts = match &args.facts {
+            Some(dir) => FactSet::dir(dir)?,
+            None => FactSet::Memory(llfacts::extract::to_memory(&args.inputs)?),
+        };
+        let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
+        check::run(&mut runner, &args.rules)
+    })?;
+    let format = match args.format {
+        FormatArg::Text => Format::Text,
+        FormatArg::Json => Format::Json,
+        FormatArg::Sarif => Format::Sarif,
+    };
+    let text = report::render(&violations, format);
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| anyhow!("{}: {e}", path.display()))?,
+        None => print!("{text}"),
+    }
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let checks: BTreeSet<&str> = violations.iter().map(|v| v.check.as_str()).collect();
+    eprintln!(
+        "llfacts: {} violations of {} checks",
+        violations.len(),
+        checks.len()
+    );
+    std::process::exit(1);
+}

@@ -1,0 +1,81 @@
+//! The command line: one file per command, and the options they share, defined once here.
+//! This is the only module that uses clap; it turns arguments into library calls.
+
+pub mod check;
+pub mod extract;
+pub mod run;
+pub mod schema;
+
+use clap::{Args, ValueEnum};
+
+use llfacts::analysis::{Backend, EngineChoice};
+
+/// `-j/--jobs`: worker threads.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct Jobs {
+    /// Worker threads: a number, or `auto` for all cores [default: all cores]. Results do
+    /// not depend on it.
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = parse_jobs)]
+    jobs: Option<usize>,
+}
+
+impl Jobs {
+    pub fn count(self) -> usize {
+        self.jobs.unwrap_or_else(all_cores)
+    }
+
+    /// A rayon pool of that many threads, for the library's parallel work.
+    pub fn pool(self) -> anyhow::Result<rayon::ThreadPool> {
+        Ok(rayon::ThreadPoolBuilder::new()
+            .num_threads(self.count())
+            .build()?)
+    }
+}
+
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    if s == "auto" {
+        return Ok(all_cores());
+    }
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("invalid number of jobs `{s}`")),
+    }
+}
+
+/// `--engine`: which evaluator runs rule programs.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct Engine {
+    /// Which evaluator runs the rules.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum EngineArg {
+    /// Soufflé when `souffle` is on PATH, else the builtin engine.
+    Auto,
+    Builtin,
+    Souffle,
+}
+
+impl Engine {
+    pub fn backend(self) -> anyhow::Result<Backend> {
+        Backend::select(match self.engine {
+            EngineArg::Auto => EngineChoice::Auto,
+            EngineArg::Builtin => EngineChoice::Builtin,
+            EngineArg::Souffle => EngineChoice::Souffle,
+        })
+    }
+}
+
+/// `-q/--quiet`.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct Quiet {
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}

@@ -1,0 +1,13 @@
+//! The fact format: the relation registry, per-relation buffers and field escaping, the
+//! output directory, the generated Soufflé schema, and [`FactSet`], the one way every
+//! consumer reads facts. No other module knows how a fact file is laid out.
+
+pub mod buf;
+pub mod registry;
+pub mod schema;
+pub mod set;
+pub mod writer;
+
+pub use buf::{FactBuf, Id, unescape};
+pub use registry::{RELATIONS, Rel};
+pub use set::FactSet;
