@@ -128,3 +128,48 @@ fn relation_names_are_unique_and_valid_souffle_identifiers() {
         }
     }
 }
+
+/// Rule files spell opcodes only where a table needs more than the opcode class (such as
+/// `cast_kinds`); every spelling there must be one the registry defines.
+#[test]
+fn opcode_literals_in_rules_are_registered() {
+    let known: Vec<&str> = llfacts::facts::registry::opcodes()
+        .map(|(o, _)| o)
+        .collect();
+    assert_eq!(known.len(), 65, "LLVM 19 has 65 opcodes");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(common::repo().join("rules")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "dl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Relations whose first column is an opcode.
+        let tables: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix(".decl "))
+            .filter_map(|l| {
+                let (name, cols) = l.split_once('(')?;
+                cols.starts_with("opcode:").then(|| name.trim().to_string())
+            })
+            .collect();
+        for line in text.lines() {
+            for table in &tables {
+                let Some(rest) = line.strip_prefix(&format!("{table}(\"")) else {
+                    continue;
+                };
+                let opcode = rest.split('"').next().unwrap();
+                assert!(
+                    known.contains(&opcode),
+                    "{}: `{line}` names `{opcode}`, which is not an LLVM 19 opcode",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        checked > 10,
+        "the opcode tables were not found ({checked} literals)"
+    );
+}

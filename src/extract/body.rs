@@ -71,80 +71,82 @@ impl Numbering {
     }
 }
 
+/// LLVM's spelling of an opcode: its relation's name without `_instr` (see the registry).
 pub fn opcode_name(op: LLVMOpcode) -> &'static str {
-    opcode_info(op).0
+    let name = opcode_rel(op).info().name;
+    name.strip_suffix("_instr").unwrap_or(name)
 }
 
-/// Spelling and kind relation of each opcode.
-fn opcode_info(op: LLVMOpcode) -> (&'static str, Rel) {
+/// The `<opcode>_instr` relation of each opcode.
+fn opcode_rel(op: LLVMOpcode) -> Rel {
     match op {
-        LLVMRet => ("ret", Rel::ret_instr),
-        LLVMBr => ("br", Rel::br_instr),
-        LLVMSwitch => ("switch", Rel::switch_instr),
-        LLVMIndirectBr => ("indirectbr", Rel::indirectbr_instr),
-        LLVMInvoke => ("invoke", Rel::invoke_instr),
-        LLVMUnreachable => ("unreachable", Rel::unreachable_instr),
-        LLVMCallBr => ("callbr", Rel::callbr_instr),
-        LLVMFNeg => ("fneg", Rel::fneg_instr),
-        LLVMAdd => ("add", Rel::add_instr),
-        LLVMFAdd => ("fadd", Rel::fadd_instr),
-        LLVMSub => ("sub", Rel::sub_instr),
-        LLVMFSub => ("fsub", Rel::fsub_instr),
-        LLVMMul => ("mul", Rel::mul_instr),
-        LLVMFMul => ("fmul", Rel::fmul_instr),
-        LLVMUDiv => ("udiv", Rel::udiv_instr),
-        LLVMSDiv => ("sdiv", Rel::sdiv_instr),
-        LLVMFDiv => ("fdiv", Rel::fdiv_instr),
-        LLVMURem => ("urem", Rel::urem_instr),
-        LLVMSRem => ("srem", Rel::srem_instr),
-        LLVMFRem => ("frem", Rel::frem_instr),
-        LLVMShl => ("shl", Rel::shl_instr),
-        LLVMLShr => ("lshr", Rel::lshr_instr),
-        LLVMAShr => ("ashr", Rel::ashr_instr),
-        LLVMAnd => ("and", Rel::and_instr),
-        LLVMOr => ("or", Rel::or_instr),
-        LLVMXor => ("xor", Rel::xor_instr),
-        LLVMAlloca => ("alloca", Rel::alloca_instr),
-        LLVMLoad => ("load", Rel::load_instr),
-        LLVMStore => ("store", Rel::store_instr),
-        LLVMGetElementPtr => ("getelementptr", Rel::getelementptr_instr),
-        LLVMTrunc => ("trunc", Rel::trunc_instr),
-        LLVMZExt => ("zext", Rel::zext_instr),
-        LLVMSExt => ("sext", Rel::sext_instr),
-        LLVMFPToUI => ("fptoui", Rel::fptoui_instr),
-        LLVMFPToSI => ("fptosi", Rel::fptosi_instr),
-        LLVMUIToFP => ("uitofp", Rel::uitofp_instr),
-        LLVMSIToFP => ("sitofp", Rel::sitofp_instr),
-        LLVMFPTrunc => ("fptrunc", Rel::fptrunc_instr),
-        LLVMFPExt => ("fpext", Rel::fpext_instr),
-        LLVMPtrToInt => ("ptrtoint", Rel::ptrtoint_instr),
-        LLVMIntToPtr => ("inttoptr", Rel::inttoptr_instr),
-        LLVMBitCast => ("bitcast", Rel::bitcast_instr),
-        LLVMAddrSpaceCast => ("addrspacecast", Rel::addrspacecast_instr),
-        LLVMICmp => ("icmp", Rel::icmp_instr),
-        LLVMFCmp => ("fcmp", Rel::fcmp_instr),
-        LLVMPHI => ("phi", Rel::phi_instr),
-        LLVMCall => ("call", Rel::call_instr),
-        LLVMSelect => ("select", Rel::select_instr),
-        LLVMVAArg => ("va_arg", Rel::va_arg_instr),
-        LLVMExtractElement => ("extractelement", Rel::extractelement_instr),
-        LLVMInsertElement => ("insertelement", Rel::insertelement_instr),
-        LLVMShuffleVector => ("shufflevector", Rel::shufflevector_instr),
-        LLVMExtractValue => ("extractvalue", Rel::extractvalue_instr),
-        LLVMInsertValue => ("insertvalue", Rel::insertvalue_instr),
-        LLVMFreeze => ("freeze", Rel::freeze_instr),
-        LLVMFence => ("fence", Rel::fence_instr),
-        LLVMAtomicCmpXchg => ("cmpxchg", Rel::cmpxchg_instr),
-        LLVMAtomicRMW => ("atomicrmw", Rel::atomicrmw_instr),
-        LLVMResume => ("resume", Rel::resume_instr),
-        LLVMLandingPad => ("landingpad", Rel::landingpad_instr),
-        LLVMCleanupRet => ("cleanupret", Rel::cleanupret_instr),
-        LLVMCatchRet => ("catchret", Rel::catchret_instr),
-        LLVMCatchPad => ("catchpad", Rel::catchpad_instr),
-        LLVMCleanupPad => ("cleanuppad", Rel::cleanuppad_instr),
-        LLVMCatchSwitch => ("catchswitch", Rel::catchswitch_instr),
+        LLVMRet => Rel::ret_instr,
+        LLVMBr => Rel::br_instr,
+        LLVMSwitch => Rel::switch_instr,
+        LLVMIndirectBr => Rel::indirectbr_instr,
+        LLVMInvoke => Rel::invoke_instr,
+        LLVMUnreachable => Rel::unreachable_instr,
+        LLVMCallBr => Rel::callbr_instr,
+        LLVMFNeg => Rel::fneg_instr,
+        LLVMAdd => Rel::add_instr,
+        LLVMFAdd => Rel::fadd_instr,
+        LLVMSub => Rel::sub_instr,
+        LLVMFSub => Rel::fsub_instr,
+        LLVMMul => Rel::mul_instr,
+        LLVMFMul => Rel::fmul_instr,
+        LLVMUDiv => Rel::udiv_instr,
+        LLVMSDiv => Rel::sdiv_instr,
+        LLVMFDiv => Rel::fdiv_instr,
+        LLVMURem => Rel::urem_instr,
+        LLVMSRem => Rel::srem_instr,
+        LLVMFRem => Rel::frem_instr,
+        LLVMShl => Rel::shl_instr,
+        LLVMLShr => Rel::lshr_instr,
+        LLVMAShr => Rel::ashr_instr,
+        LLVMAnd => Rel::and_instr,
+        LLVMOr => Rel::or_instr,
+        LLVMXor => Rel::xor_instr,
+        LLVMAlloca => Rel::alloca_instr,
+        LLVMLoad => Rel::load_instr,
+        LLVMStore => Rel::store_instr,
+        LLVMGetElementPtr => Rel::getelementptr_instr,
+        LLVMTrunc => Rel::trunc_instr,
+        LLVMZExt => Rel::zext_instr,
+        LLVMSExt => Rel::sext_instr,
+        LLVMFPToUI => Rel::fptoui_instr,
+        LLVMFPToSI => Rel::fptosi_instr,
+        LLVMUIToFP => Rel::uitofp_instr,
+        LLVMSIToFP => Rel::sitofp_instr,
+        LLVMFPTrunc => Rel::fptrunc_instr,
+        LLVMFPExt => Rel::fpext_instr,
+        LLVMPtrToInt => Rel::ptrtoint_instr,
+        LLVMIntToPtr => Rel::inttoptr_instr,
+        LLVMBitCast => Rel::bitcast_instr,
+        LLVMAddrSpaceCast => Rel::addrspacecast_instr,
+        LLVMICmp => Rel::icmp_instr,
+        LLVMFCmp => Rel::fcmp_instr,
+        LLVMPHI => Rel::phi_instr,
+        LLVMCall => Rel::call_instr,
+        LLVMSelect => Rel::select_instr,
+        LLVMVAArg => Rel::va_arg_instr,
+        LLVMExtractElement => Rel::extractelement_instr,
+        LLVMInsertElement => Rel::insertelement_instr,
+        LLVMShuffleVector => Rel::shufflevector_instr,
+        LLVMExtractValue => Rel::extractvalue_instr,
+        LLVMInsertValue => Rel::insertvalue_instr,
+        LLVMFreeze => Rel::freeze_instr,
+        LLVMFence => Rel::fence_instr,
+        LLVMAtomicCmpXchg => Rel::cmpxchg_instr,
+        LLVMAtomicRMW => Rel::atomicrmw_instr,
+        LLVMResume => Rel::resume_instr,
+        LLVMLandingPad => Rel::landingpad_instr,
+        LLVMCleanupRet => Rel::cleanupret_instr,
+        LLVMCatchRet => Rel::catchret_instr,
+        LLVMCatchPad => Rel::catchpad_instr,
+        LLVMCleanupPad => Rel::cleanuppad_instr,
+        LLVMCatchSwitch => Rel::catchswitch_instr,
         // Never present in parsed modules: reserved for passes.
-        LLVMUserOp1 | LLVMUserOp2 => ("userop", Rel::call_instr),
+        LLVMUserOp1 | LLVMUserOp2 => Rel::call_instr,
     }
 }
 
@@ -322,9 +324,8 @@ impl Worker<'_> {
     unsafe fn instruction(&mut self, func: &Id, id: &Id, instr: LLVMValueRef) {
         unsafe {
             let opcode = LLVMGetInstructionOpcode(instr);
-            let (op_name, kind_rel) = opcode_info(opcode);
-            fact!(self.out, instr, id, op_name);
-            self.out.emit(kind_rel, (id,));
+            fact!(self.out, instr, id, opcode_name(opcode));
+            self.out.emit(opcode_rel(opcode), (id,));
 
             if let Some(var) = self.locals.get(&instr).cloned() {
                 fact!(self.out, instr_result, id, &var);

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::input;
 use super::{Counts, EmittedTypes, extract_module};
 use crate::facts::buf::FactBuf;
-use crate::facts::registry::RELATIONS;
+use crate::facts::registry::{self, RELATIONS};
 use crate::facts::writer::FactDir;
 
 pub struct Summary {
@@ -190,6 +190,15 @@ pub fn to_memory(inputs: &[PathBuf]) -> Result<FactBuf> {
     Ok(all)
 }
 
+/// The opcode table, once per fact set.
+fn opcode_classes() -> FactBuf {
+    let mut out = FactBuf::new();
+    for (opcode, class) in registry::opcodes() {
+        crate::fact!(out, opcode_class, opcode, class);
+    }
+    out
+}
+
 fn emit_all(
     inputs: &[PathBuf],
     ids: &[Vec<u8>],
@@ -197,6 +206,7 @@ fn emit_all(
     progress: &mut Progress,
 ) -> Result<Counts> {
     let mut total = Counts::default();
+    sink(opcode_classes())?;
     let mut emitted_types = EmittedTypes::default();
     let window = rayon::current_num_threads().max(1);
     for (paths, ids) in inputs.chunks(window).zip(ids.chunks(window)) {
