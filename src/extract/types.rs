@@ -287,29 +287,7 @@ unsafe fn emit_one(
 ) {
     unsafe {
         let kind = LLVMGetTypeKind(t);
-        let kind_name = match kind {
-            LLVMVoidTypeKind => "void",
-            LLVMHalfTypeKind
-            | LLVMBFloatTypeKind
-            | LLVMFloatTypeKind
-            | LLVMDoubleTypeKind
-            | LLVMX86_FP80TypeKind
-            | LLVMFP128TypeKind
-            | LLVMPPC_FP128TypeKind => "float",
-            LLVMLabelTypeKind => "label",
-            LLVMIntegerTypeKind => "integer",
-            LLVMFunctionTypeKind => "function",
-            LLVMStructTypeKind => "struct",
-            LLVMArrayTypeKind => "array",
-            LLVMPointerTypeKind => "pointer",
-            LLVMVectorTypeKind | LLVMScalableVectorTypeKind => "vector",
-            LLVMMetadataTypeKind => "metadata",
-            LLVMX86_MMXTypeKind => "x86_mmx",
-            LLVMTokenTypeKind => "token",
-            LLVMX86_AMXTypeKind => "x86_amx",
-            LLVMTargetExtTypeKind => "target_ext",
-        };
-        fact!(out, type_kind, id, kind_name);
+        fact!(out, type_kind, id, kind_name(kind));
         match kind {
             LLVMIntegerTypeKind => {
                 fact!(out, integer_type_width, id, LLVMGetIntTypeWidth(t) as i32)
@@ -360,98 +338,142 @@ unsafe fn emit_one(
                     fact!(out, function_type_varargs, id);
                 }
             }
-            LLVMStructTypeKind => {
-                if LLVMIsLiteralStruct(t) != 0 {
-                    fact!(out, struct_type_literal, id);
-                } else {
-                    fact!(out, struct_type_name, id, cstr(LLVMGetStructName(t)));
-                }
-                if LLVMIsPackedStruct(t) != 0 {
-                    fact!(out, struct_type_packed, id);
-                }
-                if LLVMIsOpaqueStruct(t) != 0 {
-                    fact!(out, struct_type_opaque, id);
-                } else {
-                    let n = LLVMCountStructElementTypes(t);
-                    for i in 0..n {
-                        fact!(
-                            out,
-                            struct_type_field,
-                            id,
-                            i as i32,
-                            namer.id(LLVMStructGetTypeAtIndex(t, i))
-                        );
-                    }
-                    fact!(out, struct_type_nfields, id, n as i32);
-                }
-            }
-            LLVMTargetExtTypeKind => {
-                fact!(
-                    out,
-                    target_ext_type_name,
-                    id,
-                    cstr(LLVMGetTargetExtTypeName(t))
-                );
-                for i in 0..LLVMGetTargetExtTypeNumTypeParams(t) {
-                    fact!(
-                        out,
-                        target_ext_type_param,
-                        id,
-                        i as i32,
-                        namer.id(LLVMGetTargetExtTypeTypeParam(t, i))
-                    );
-                }
-                for i in 0..LLVMGetTargetExtTypeNumIntParams(t) {
-                    // Int params are unsigned; those beyond i32 keep their bit pattern.
-                    fact!(
-                        out,
-                        target_ext_type_int_param,
-                        id,
-                        i as i32,
-                        LLVMGetTargetExtTypeIntParam(t, i) as i32
-                    );
-                }
-            }
+            LLVMStructTypeKind => struct_facts(namer, id, t, out),
+            LLVMTargetExtTypeKind => target_ext_facts(namer, id, t, out),
             _ => {}
         }
-        if LLVMTypeIsSized(t) != 0 && has_fixed_layout(t, &mut PtrSet::default()) {
-            let alloc = LLVMABISizeOfType(layout, t);
-            if let Some(n) = num(alloc) {
-                fact!(out, type_alloc_size, id, n);
+        layout_facts(layout, id, t, out);
+    }
+}
+
+/// The `type_kind` spelling of a kind.
+fn kind_name(kind: llvm_sys::LLVMTypeKind) -> &'static str {
+    match kind {
+        LLVMVoidTypeKind => "void",
+        LLVMHalfTypeKind
+        | LLVMBFloatTypeKind
+        | LLVMFloatTypeKind
+        | LLVMDoubleTypeKind
+        | LLVMX86_FP80TypeKind
+        | LLVMFP128TypeKind
+        | LLVMPPC_FP128TypeKind => "float",
+        LLVMLabelTypeKind => "label",
+        LLVMIntegerTypeKind => "integer",
+        LLVMFunctionTypeKind => "function",
+        LLVMStructTypeKind => "struct",
+        LLVMArrayTypeKind => "array",
+        LLVMPointerTypeKind => "pointer",
+        LLVMVectorTypeKind | LLVMScalableVectorTypeKind => "vector",
+        LLVMMetadataTypeKind => "metadata",
+        LLVMX86_MMXTypeKind => "x86_mmx",
+        LLVMTokenTypeKind => "token",
+        LLVMX86_AMXTypeKind => "x86_amx",
+        LLVMTargetExtTypeKind => "target_ext",
+    }
+}
+
+/// Struct name, packing, and fields (opaque structs have none).
+unsafe fn struct_facts(namer: &mut TypeNamer, id: &Id, t: LLVMTypeRef, out: &mut FactBuf) {
+    unsafe {
+        if LLVMIsLiteralStruct(t) != 0 {
+            fact!(out, struct_type_literal, id);
+        } else {
+            fact!(out, struct_type_name, id, cstr(LLVMGetStructName(t)));
+        }
+        if LLVMIsPackedStruct(t) != 0 {
+            fact!(out, struct_type_packed, id);
+        }
+        if LLVMIsOpaqueStruct(t) != 0 {
+            fact!(out, struct_type_opaque, id);
+        } else {
+            let n = LLVMCountStructElementTypes(t);
+            for i in 0..n {
+                fact!(
+                    out,
+                    struct_type_field,
+                    id,
+                    i as i32,
+                    namer.id(LLVMStructGetTypeAtIndex(t, i))
+                );
             }
-            fact!(out, type_alloc_size_text, id, alloc.to_string());
-            if let Some(n) = num(LLVMStoreSizeOfType(layout, t)) {
-                fact!(out, type_store_size, id, n);
-            }
-            if let Some(n) = num(LLVMSizeOfTypeInBits(layout, t)) {
-                fact!(out, type_size_bits, id, n);
-            }
+            fact!(out, struct_type_nfields, id, n as i32);
+        }
+    }
+}
+
+/// Target extension types: name, type parameters and integer parameters.
+unsafe fn target_ext_facts(namer: &mut TypeNamer, id: &Id, t: LLVMTypeRef, out: &mut FactBuf) {
+    unsafe {
+        fact!(
+            out,
+            target_ext_type_name,
+            id,
+            cstr(LLVMGetTargetExtTypeName(t))
+        );
+        for i in 0..LLVMGetTargetExtTypeNumTypeParams(t) {
             fact!(
                 out,
-                type_abi_align,
+                target_ext_type_param,
                 id,
-                LLVMABIAlignmentOfType(layout, t) as i32
+                i as i32,
+                namer.id(LLVMGetTargetExtTypeTypeParam(t, i))
             );
+        }
+        for i in 0..LLVMGetTargetExtTypeNumIntParams(t) {
+            // Int params are unsigned; those beyond i32 keep their bit pattern.
             fact!(
                 out,
-                type_pref_align,
+                target_ext_type_int_param,
                 id,
-                LLVMPreferredAlignmentOfType(layout, t) as i32
+                i as i32,
+                LLVMGetTargetExtTypeIntParam(t, i) as i32
             );
-            if kind == LLVMStructTypeKind {
-                for i in 0..LLVMCountStructElementTypes(t) {
-                    let offset = LLVMOffsetOfElement(layout, t, i);
-                    if let Some(n) = num(offset) {
-                        fact!(out, struct_type_field_offset, id, i as i32, n);
-                    }
-                    fact!(
-                        out,
-                        struct_type_field_offset_text,
-                        id,
-                        i as i32,
-                        offset.to_string()
-                    );
+        }
+    }
+}
+
+/// Sizes, alignments and field offsets from the data layout, for types whose layout is fixed.
+unsafe fn layout_facts(layout: LLVMTargetDataRef, id: &Id, t: LLVMTypeRef, out: &mut FactBuf) {
+    unsafe {
+        if LLVMTypeIsSized(t) == 0 || !has_fixed_layout(t, &mut PtrSet::default()) {
+            return;
+        }
+        let alloc = LLVMABISizeOfType(layout, t);
+        if let Some(n) = num(alloc) {
+            fact!(out, type_alloc_size, id, n);
+        }
+        fact!(out, type_alloc_size_text, id, alloc.to_string());
+        if let Some(n) = num(LLVMStoreSizeOfType(layout, t)) {
+            fact!(out, type_store_size, id, n);
+        }
+        if let Some(n) = num(LLVMSizeOfTypeInBits(layout, t)) {
+            fact!(out, type_size_bits, id, n);
+        }
+        fact!(
+            out,
+            type_abi_align,
+            id,
+            LLVMABIAlignmentOfType(layout, t) as i32
+        );
+        fact!(
+            out,
+            type_pref_align,
+            id,
+            LLVMPreferredAlignmentOfType(layout, t) as i32
+        );
+        if LLVMGetTypeKind(t) == LLVMStructTypeKind {
+            for i in 0..LLVMCountStructElementTypes(t) {
+                let offset = LLVMOffsetOfElement(layout, t, i);
+                if let Some(n) = num(offset) {
+                    fact!(out, struct_type_field_offset, id, i as i32, n);
                 }
+                fact!(
+                    out,
+                    struct_type_field_offset_text,
+                    id,
+                    i as i32,
+                    offset.to_string()
+                );
             }
         }
     }
