@@ -10,7 +10,9 @@ const EXAMPLES: &str = "Examples:
   llfacts extract foo.bc -o facts/             facts for one module
   llfacts extract a.bc b.ll c.bc -o facts/     one fact set for several modules
   llfacts schema > schema.dl                   declarations to include from Soufflé programs
-  llfacts run rules/callgraph.dl -F facts/ -D -   evaluate rules, print the outputs";
+  llfacts run rules/callgraph.dl -F facts/ -D -   evaluate rules, print the outputs
+  llfacts analyze prog.bc --callgraph-dot cg.dot  points-to analysis and call graph
+  llfacts alias prog.bc main %p %q             may-alias or no-alias";
 
 /// Turn LLVM bitcode into Datalog facts for Soufflé, and evaluate Soufflé rules over them.
 #[derive(Parser)]
@@ -26,6 +28,8 @@ enum Command {
     Schema(cli::schema::SchemaArgs),
     Run(cli::run::RunArgs),
     Check(cli::check::CheckArgs),
+    Analyze(cli::analyze::AnalyzeArgs),
+    Alias(cli::alias::AliasArgs),
 }
 
 fn run(command: Command) -> anyhow::Result<()> {
@@ -34,6 +38,8 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Schema(args) => cli::schema::run(args),
         Command::Run(args) => cli::run::run(args),
         Command::Check(args) => cli::check::run(args),
+        Command::Analyze(args) => cli::analyze::run(args),
+        Command::Alias(args) => cli::alias::run(args),
     }
 }
 

@@ -9,3 +9,4 @@ pub mod programs;
 pub mod report;
 
 pub use backend::{Backend, EngineChoice, Runner};
+pub mod pointsto;

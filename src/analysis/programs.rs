@@ -27,6 +27,19 @@ const RULE_FILES: &[(&str, &str)] = &[
 pub enum RuleSource {
     Builtin(&'static str),
     File(PathBuf),
+    /// A built-in program with user files included after it (more models, more rules).
+    Extended(&'static str, Vec<PathBuf>),
+}
+
+impl RuleSource {
+    /// A built-in program, extended by `extra` files if there are any.
+    pub fn builtin_with(entry: &'static str, extra: &[PathBuf]) -> RuleSource {
+        if extra.is_empty() {
+            RuleSource::Builtin(entry)
+        } else {
+            RuleSource::Extended(entry, extra.to_vec())
+        }
+    }
 }
 
 impl fmt::Display for RuleSource {
@@ -34,6 +47,12 @@ impl fmt::Display for RuleSource {
         match self {
             RuleSource::Builtin(path) => write!(f, "{path}"),
             RuleSource::File(path) => write!(f, "{}", path.display()),
+            RuleSource::Extended(path, extra) => {
+                write!(f, "{path}")?;
+                extra
+                    .iter()
+                    .try_for_each(|e| write!(f, " + {}", e.display()))
+            }
         }
     }
 }
@@ -50,11 +69,24 @@ fn files() -> BTreeMap<String, String> {
     files
 }
 
+/// The built-in files laid out under `scratch/tree` (once).
+fn tree(scratch: &Path) -> Result<PathBuf> {
+    let tree = scratch.join("tree");
+    if !tree.exists() {
+        for (path, text) in files() {
+            let dest = tree.join(&path);
+            std::fs::create_dir_all(dest.parent().expect("a relative path"))?;
+            std::fs::write(&dest, text).with_context(|| format!("writing {}", dest.display()))?;
+        }
+    }
+    Ok(tree)
+}
+
 /// Parses and checks a program with the builtin engine's front end.
 pub fn parse(source: &RuleSource) -> Result<Program> {
     match source {
         RuleSource::File(path) => Program::from_file(path),
-        RuleSource::Builtin(path) => {
+        RuleSource::Builtin(path) | RuleSource::Extended(path, _) => {
             let scratch = tempfile::Builder::new()
                 .prefix("llfacts-")
                 .tempdir()
@@ -70,17 +102,23 @@ pub fn parse(source: &RuleSource) -> Result<Program> {
 pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
     match source {
         RuleSource::File(path) => Ok(path.clone()),
-        RuleSource::Builtin(entry) => {
-            let tree = scratch.join("tree");
-            if !tree.exists() {
-                for (path, text) in files() {
-                    let dest = tree.join(&path);
-                    std::fs::create_dir_all(dest.parent().expect("a relative path"))?;
-                    std::fs::write(&dest, text)
-                        .with_context(|| format!("writing {}", dest.display()))?;
+        RuleSource::Builtin(entry) => Ok(tree(scratch)?.join(entry)),
+        RuleSource::Extended(entry, extra) => {
+            // A wrapper beside the entry program includes it, then each user file.
+            let tree = tree(scratch)?;
+            let mut text = format!("#include \"{}\"\n", tree.join(entry).display());
+            for file in extra {
+                let file = std::path::absolute(file)
+                    .with_context(|| format!("{}: cannot resolve", file.display()))?;
+                if !file.is_file() {
+                    anyhow::bail!("{}: no such rule file", file.display());
                 }
+                text += &format!("#include \"{}\"\n", file.display());
             }
-            Ok(tree.join(entry))
+            let wrapper = tree.join("extended.dl");
+            std::fs::write(&wrapper, text)
+                .with_context(|| format!("writing {}", wrapper.display()))?;
+            Ok(wrapper)
         }
     }
 }

@@ -1,6 +1,8 @@
 //! The command line: one file per command, and the options they share, defined once here.
 //! This is the only module that uses clap; it turns arguments into library calls.
 
+pub mod alias;
+pub mod analyze;
 pub mod check;
 pub mod extract;
 pub mod run;

@@ -1,5 +1,6 @@
-//! The output: one `<relation>.facts` file per relation, written into a fresh directory
-//! beside the destination and renamed into place only when everything succeeded.
+//! Output directories: one `<relation>.facts` file per relation (or `<relation>.csv` for
+//! analysis results), written into a fresh directory beside the destination and renamed into
+//! place only when everything succeeded.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -13,7 +14,8 @@ use crate::facts::registry::RELATIONS;
 pub struct FactDir {
     dest: PathBuf,
     tmp: PathBuf,
-    files: Vec<BufWriter<File>>,
+    /// File names and writers, in registry order for fact directories.
+    files: Vec<(String, BufWriter<File>)>,
     counts: Vec<u64>,
     committed: bool,
 }
@@ -21,6 +23,11 @@ pub struct FactDir {
 impl FactDir {
     /// Prepares a temporary directory next to `dest` holding an empty file per relation.
     pub fn create(dest: &Path) -> Result<FactDir> {
+        Self::with_files(dest, RELATIONS.iter().map(|r| format!("{}.facts", r.name)))
+    }
+
+    /// The same with the given file names.
+    fn with_files(dest: &Path, names: impl Iterator<Item = String>) -> Result<FactDir> {
         let shown = dest.display();
         if dest.exists() && !dest.is_dir() {
             bail!("{shown}: exists and is not a directory");
@@ -54,26 +61,21 @@ impl FactDir {
             counts: vec![0; RELATIONS.len()],
             committed: false,
         };
-        for rel in RELATIONS {
-            let path = dir.tmp.join(format!("{}.facts", rel.name));
+        for name in names {
+            let path = dir.tmp.join(&name);
             let file =
                 File::create(&path).map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))?;
-            dir.files.push(BufWriter::with_capacity(1 << 16, file));
+            dir.files
+                .push((name, BufWriter::with_capacity(1 << 16, file)));
         }
         Ok(dir)
     }
 
     /// Appends a buffer's tuples.
     pub fn append(&mut self, facts: &FactBuf) -> Result<()> {
-        for (i, f) in self.files.iter_mut().enumerate() {
+        for (i, (name, f)) in self.files.iter_mut().enumerate() {
             f.write_all(facts.buffer(i)).map_err(|e| {
-                anyhow!(
-                    "{}: {}",
-                    self.tmp
-                        .join(format!("{}.facts", RELATIONS[i].name))
-                        .display(),
-                    cause(&e)
-                )
+                anyhow!("{}: {}", self.tmp.join(name.as_str()).display(), cause(&e))
             })?;
         }
         for (i, c) in self.counts.iter_mut().enumerate() {
@@ -89,10 +91,9 @@ impl FactDir {
     /// Flushes every file and moves the directory into place, replacing an old one.
     pub fn commit(mut self) -> Result<()> {
         let shown = self.dest.display().to_string();
-        for (i, f) in self.files.drain(..).enumerate() {
-            f.into_inner().map_err(|e| {
-                anyhow!("{shown}/{}.facts: {}", RELATIONS[i].name, cause(e.error()))
-            })?;
+        for (name, f) in self.files.drain(..) {
+            f.into_inner()
+                .map_err(|e| anyhow!("{shown}/{name}: {}", cause(e.error())))?;
         }
         if self.dest.exists() {
             let old = self.tmp.with_extension("old");
@@ -119,6 +120,19 @@ impl Drop for FactDir {
             let _ = fs::remove_dir_all(&self.tmp);
         }
     }
+}
+
+/// Writes result relations as `<name>.csv` files (Soufflé's output format: tab-separated,
+/// fields as given) into `dest`, replacing it whole.
+pub fn write_results(dest: &Path, relations: &[(&str, &[Vec<String>])]) -> Result<()> {
+    let mut dir = FactDir::with_files(dest, relations.iter().map(|(n, _)| format!("{n}.csv")))?;
+    for ((_, rows), (name, f)) in relations.iter().zip(dir.files.iter_mut()) {
+        for row in rows.iter() {
+            writeln!(f, "{}", row.join("\t"))
+                .map_err(|e| anyhow!("{}/{name}: {}", dest.display(), cause(&e)))?;
+        }
+    }
+    dir.commit()
 }
 
 pub fn cause(e: &std::io::Error) -> String {

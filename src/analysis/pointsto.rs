@@ -1,0 +1,343 @@
+//! The points-to analysis (`rules/andersen.dl`) and what is read off its solution: a
+//! summary, the call graph as Graphviz DOT, and may-alias answers for values named as in
+//! the `.ll` text.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use anyhow::{Result, anyhow, bail};
+
+use super::backend::{Outputs, Runner};
+use super::programs::RuleSource;
+use crate::facts::{FactSet, unescape};
+
+/// The analyses `llfacts analyze` runs, by name.
+pub const ANALYSES: &[(&str, &str)] = &[("andersen", "rules/andersen.dl")];
+
+/// The output relations every points-to program provides.
+pub const OUTPUTS: &[&str] = &[
+    "var_points_to",
+    "var_points_to_field",
+    "obj_points_to",
+    "field_points_to",
+    "call_graph_edge",
+    "reachable_function",
+];
+
+/// A location: an object and a byte offset into it (`-1`: somewhere in it).
+pub type Location = (String, i64);
+
+pub struct Solution {
+    pub outputs: Outputs,
+    /// `var_points_to_field`, grouped by node.
+    points_to: HashMap<String, Vec<Location>>,
+}
+
+/// Runs the points-to program on the runner's facts.
+pub fn solve(runner: &mut Runner, source: &RuleSource) -> Result<Solution> {
+    let program = runner.parse(source)?;
+    let outputs = runner.outputs(source, &program, OUTPUTS)?;
+    let mut points_to: HashMap<String, Vec<Location>> = HashMap::new();
+    for row in &outputs["var_points_to_field"] {
+        let [var, obj, off] = &row[..] else {
+            bail!("{source}: var_points_to_field rows have 3 columns, got {row:?}");
+        };
+        let off = off
+            .parse()
+            .map_err(|_| anyhow!("{source}: var_points_to_field: bad offset `{off}`"))?;
+        points_to
+            .entry(var.clone())
+            .or_default()
+            .push((obj.clone(), off));
+    }
+    Ok(Solution { outputs, points_to })
+}
+
+/// Figures that tell precision and reach at a glance.
+#[derive(Debug)]
+pub struct Summary {
+    /// Pointer nodes with a non-empty points-to set.
+    pub pointers: usize,
+    /// Distinct objects pointed to.
+    pub objects: usize,
+    pub avg_points_to: f64,
+    pub max_points_to: usize,
+    pub call_graph_edges: usize,
+    pub indirect_calls: usize,
+    pub indirect_calls_resolved: usize,
+    pub reachable_functions: usize,
+}
+
+impl Summary {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "pointers": self.pointers,
+            "objects": self.objects,
+            "avg_points_to": self.avg_points_to,
+            "max_points_to": self.max_points_to,
+            "call_graph_edges": self.call_graph_edges,
+            "indirect_calls": self.indirect_calls,
+            "indirect_calls_resolved": self.indirect_calls_resolved,
+            "indirect_calls_unresolved": self.indirect_calls - self.indirect_calls_resolved,
+            "reachable_functions": self.reachable_functions,
+        })
+    }
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} pointers into {} objects (points-to set: average {:.2}, max {}); {} call-graph edges; {} of {} indirect calls resolved; {} reachable functions",
+            self.pointers,
+            self.objects,
+            self.avg_points_to,
+            self.max_points_to,
+            self.call_graph_edges,
+            self.indirect_calls_resolved,
+            self.indirect_calls,
+            self.reachable_functions
+        )
+    }
+}
+
+impl Solution {
+    pub fn rows(&self, relation: &str) -> &[Vec<String>] {
+        self.outputs.get(relation).map_or(&[], Vec::as_slice)
+    }
+
+    /// The objects a node may point into (any offset).
+    fn objects_of(&self, node: &str) -> BTreeSet<&str> {
+        self.points_to
+            .get(node)
+            .map(|l| l.iter().map(|(o, _)| o.as_str()).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn summary(&self, facts: &FactSet) -> Result<Summary> {
+        let sets: Vec<usize> = self
+            .points_to
+            .keys()
+            .map(|v| self.objects_of(v).len())
+            .collect();
+        let objects: BTreeSet<&str> = self
+            .rows("var_points_to")
+            .iter()
+            .map(|r| r[1].as_str())
+            .collect();
+        let direct: BTreeSet<String> = facts
+            .rows("call_direct")?
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        let indirect: BTreeSet<String> = facts
+            .rows("pt_call")?
+            .into_iter()
+            .map(|r| r[0].clone())
+            .filter(|c| !direct.contains(c))
+            .collect();
+        let resolved: BTreeSet<&str> = self
+            .rows("call_graph_edge")
+            .iter()
+            .map(|r| r[0].as_str())
+            .filter(|c| indirect.contains(*c))
+            .collect();
+        Ok(Summary {
+            pointers: sets.len(),
+            objects: objects.len(),
+            avg_points_to: if sets.is_empty() {
+                0.0
+            } else {
+                sets.iter().sum::<usize>() as f64 / sets.len() as f64
+            },
+            max_points_to: sets.iter().copied().max().unwrap_or(0),
+            call_graph_edges: self.rows("call_graph_edge").len(),
+            indirect_calls: indirect.len(),
+            indirect_calls_resolved: resolved.len(),
+            reachable_functions: self.rows("reachable_function").len(),
+        })
+    }
+
+    /// The resolved call graph between functions, as Graphviz DOT; indirect edges dashed.
+    pub fn call_graph_dot(&self, facts: &FactSet) -> Result<String> {
+        let names = function_names(facts)?;
+        let caller_of: HashMap<String, String> = facts
+            .rows("instr_function")?
+            .into_iter()
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect();
+        let direct: BTreeSet<String> = facts
+            .rows("call_direct")?
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        // (caller, callee) → drawn dashed when no call between them is direct.
+        let mut edges: BTreeMap<(String, String), bool> = BTreeMap::new();
+        for r in self.rows("call_graph_edge") {
+            let Some(caller) = caller_of.get(&r[0]) else {
+                continue;
+            };
+            let indirect = edges.entry((caller.clone(), r[1].clone())).or_insert(true);
+            *indirect &= !direct.contains(&r[0]);
+        }
+        let label = |f: &str| names.get(f).cloned().unwrap_or_else(|| display(f));
+        let mut out = String::from("digraph callgraph {\n  node [shape=box];\n");
+        for ((caller, callee), indirect) in &edges {
+            let style = if *indirect { " [style=dashed]" } else { "" };
+            let _ = writeln!(
+                out,
+                "  {} -> {}{style};",
+                dot_quote(&label(caller)),
+                dot_quote(&label(callee))
+            );
+        }
+        out.push_str("}\n");
+        Ok(out)
+    }
+
+    /// May the two nodes point to overlapping memory? Locations in the same object overlap
+    /// when their offsets are equal or either is unknown.
+    pub fn may_alias(&self, a: &str, b: &str) -> bool {
+        let (Some(la), Some(lb)) = (self.points_to.get(a), self.points_to.get(b)) else {
+            return false;
+        };
+        la.iter().any(|(oa, fa)| {
+            lb.iter()
+                .any(|(ob, fb)| oa == ob && (fa == fb || *fa == -1 || *fb == -1))
+        })
+    }
+}
+
+/// A function id → its plain name, for people.
+fn function_names(facts: &FactSet) -> Result<HashMap<String, String>> {
+    Ok(facts
+        .rows("function_name")?
+        .into_iter()
+        .map(|r| (r[0].clone(), display(&r[1])))
+        .collect())
+}
+
+fn display(field: &str) -> String {
+    unescape(field).map_or_else(
+        || field.to_string(),
+        |b| String::from_utf8_lossy(&b).into_owned(),
+    )
+}
+
+fn dot_quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// Resolves values named as in the `.ll` text (`%p`, `%5`, `@g`) within a function.
+pub struct Names {
+    /// Plain function name → function ids (one per module that defines it).
+    functions: HashMap<String, Vec<String>>,
+    /// (function id, IR name) → variable id.
+    variables: HashMap<(String, String), String>,
+    /// Plain global name → global ids.
+    globals: HashMap<String, Vec<String>>,
+}
+
+/// What a name stands for: a node of the solution, or the address of a global object.
+pub enum Value {
+    Node(String),
+    Address(String),
+}
+
+impl Names {
+    pub fn new(facts: &FactSet, solution: &Solution) -> Result<Names> {
+        let mut functions: HashMap<String, Vec<String>> = HashMap::new();
+        let defined: BTreeSet<String> = facts
+            .rows("function_definition")?
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        for r in facts.rows("function_name")? {
+            if defined.contains(&r[0]) {
+                functions
+                    .entry(display(&r[1]))
+                    .or_default()
+                    .push(r[0].clone());
+            }
+        }
+        let func_of: HashMap<String, String> = facts
+            .rows("variable")?
+            .into_iter()
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect();
+        let mut variables = HashMap::new();
+        for r in facts.rows("variable_name")? {
+            if let Some(f) = func_of.get(&r[0]) {
+                variables.insert((f.clone(), display(&r[1])), r[0].clone());
+            }
+        }
+        let mut globals: HashMap<String, Vec<String>> = HashMap::new();
+        // A name may stand for a declaration in one module and the definition in another:
+        // the solution's object (the definition) comes first.
+        let objects: BTreeSet<&str> = solution
+            .rows("var_points_to")
+            .iter()
+            .map(|r| r[1].as_str())
+            .collect();
+        for rel in ["global_var_name", "function_name"] {
+            for r in facts.rows(rel)? {
+                globals
+                    .entry(display(&r[1]))
+                    .or_default()
+                    .push(r[0].clone());
+            }
+        }
+        for ids in globals.values_mut() {
+            ids.sort_by_key(|id| !objects.contains(id.as_str()));
+        }
+        Ok(Names {
+            functions,
+            variables,
+            globals,
+        })
+    }
+
+    /// The value called `name` in the function called `function`.
+    pub fn resolve(&self, function: &str, name: &str) -> Result<Value> {
+        let funcs = self
+            .functions
+            .get(function)
+            .ok_or_else(|| anyhow!("no defined function `{function}`"))?;
+        if let Some(global) = name.strip_prefix('@') {
+            let ids = self
+                .globals
+                .get(unquote(global))
+                .ok_or_else(|| anyhow!("no global `{name}`"))?;
+            return Ok(Value::Address(ids[0].clone()));
+        }
+        if !name.starts_with('%') {
+            bail!("`{name}` is not a value name (`%x`, `%5` or `@g`)");
+        }
+        funcs
+            .iter()
+            .find_map(|f| self.variables.get(&(f.clone(), name.to_string())))
+            .map(|v| Value::Node(v.clone()))
+            .ok_or_else(|| anyhow!("no value `{name}` in function `{function}`"))
+    }
+}
+
+/// `@"a b"` names are written quoted in `.ll`; names in the facts are plain.
+fn unquote(name: &str) -> &str {
+    name.strip_prefix('"')
+        .and_then(|n| n.strip_suffix('"'))
+        .unwrap_or(name)
+}
+
+impl Solution {
+    /// May-alias of two named values.
+    pub fn may_alias_values(&self, a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Node(x), Value::Node(y)) => self.may_alias(x, y),
+            (Value::Address(g), Value::Node(x)) | (Value::Node(x), Value::Address(g)) => self
+                .points_to
+                .get(x)
+                .is_some_and(|l| l.iter().any(|(o, f)| o == g && (*f == 0 || *f == -1))),
+            (Value::Address(g), Value::Address(h)) => g == h,
+        }
+    }
+}
