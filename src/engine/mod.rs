@@ -18,15 +18,17 @@
 //! # anyhow::Ok(())
 //! ```
 
-pub mod ast;
-pub mod check;
+mod ast;
 pub mod cli;
-pub mod eval;
-pub mod functors;
-pub mod io;
-pub mod parser;
-pub mod planner;
-pub mod storage;
+mod eval;
+mod functors;
+mod io;
+mod ir;
+mod lexer;
+mod parser;
+mod planner;
+mod sema;
+mod storage;
 
 use std::fmt;
 use std::path::Path;
@@ -34,7 +36,7 @@ use std::sync::RwLock;
 
 use anyhow::{Result, anyhow, bail};
 
-pub use check::Base;
+pub use ir::Base;
 pub use cli::{Backend, EngineChoice, run_program, select_backend};
 pub use eval::EvalStats;
 pub use io::OutTarget;
@@ -44,7 +46,7 @@ use storage::{Relation, Symbols};
 /// A parsed and checked program.
 #[derive(Clone, Debug)]
 pub struct Program {
-    checked: check::Checked,
+    checked: ir::Checked,
 }
 
 impl Program {
@@ -59,17 +61,9 @@ impl Program {
     }
 
     fn from_ast(src: ast::Source) -> Result<Program> {
-        let checked = check::check(&src)?;
-        // Dry-run the planner over every stratum: this is the groundedness check.
-        let mut rels: Vec<Relation> = checked
-            .rels
-            .iter()
-            .map(|r| Relation::new(r.types.len()))
-            .collect();
-        for s in 0..checked.strata.len() {
-            eval::plan_stratum(&checked, &mut rels, s)?;
-        }
-        Ok(Program { checked })
+        Ok(Program {
+            checked: sema::check(&src)?,
+        })
     }
 
     /// Declared relation names, in declaration order.
