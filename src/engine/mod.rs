@@ -30,6 +30,7 @@ mod planner;
 mod sema;
 mod storage;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::RwLock;
@@ -58,6 +59,16 @@ impl Program {
     /// Parse and check a program held in memory; `name` is used in error messages.
     pub fn from_source(name: &str, text: &str) -> Result<Program> {
         Self::from_ast(parser::parse_source(name, text)?)
+    }
+
+    /// Parse and check the program `entry` of `files`, whose `#include`s are
+    /// served from `files` too, never from the disk. Keys are `/`-separated
+    /// relative paths (`rules/checks.dl`, `schema/llfacts.dl`); an include
+    /// resolves against the directory of the including file and is normalized
+    /// (`rules/checks.dl` including `"../schema/llfacts.dl"` reads
+    /// `schema/llfacts.dl`). Error positions name files by their keys.
+    pub fn from_files(entry: &str, files: &BTreeMap<String, String>) -> Result<Program> {
+        Self::from_ast(parser::parse_files(entry, files)?)
     }
 
     fn from_ast(src: ast::Source) -> Result<Program> {
