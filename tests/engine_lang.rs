@@ -1020,3 +1020,79 @@ fn large_relations_keep_set_semantics_through_table_growth() {
     want.sort();
     assert_eq!(got, want);
 }
+
+// ------------------------------------------------------------ includes served from memory
+
+fn files(entries: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    entries
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn files_err(entry: &str, fs: &std::collections::BTreeMap<String, String>) -> String {
+    match Program::from_files(entry, fs) {
+        Ok(_) => panic!("expected an error for {entry}"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+#[test]
+fn from_files_resolves_includes_against_the_including_file() {
+    let fs = files(&[
+        (
+            "rules/checks.dl",
+            "#include \"../schema/llfacts.dl\"\n#include \"lib/models.dl\"\n.output c\nc(x) :- m(x), t(x).\n",
+        ),
+        ("rules/lib/models.dl", ".decl m(x: Id)\nm(1). m(2).\n.decl c(x: Id)\n"),
+        ("schema/llfacts.dl", "#include \"types.dl\"\n.decl t(x: Id)\nt(2). t(3).\n"),
+        ("schema/types.dl", ".type Id <: number\n"),
+    ]);
+    let prog = Program::from_files("rules/checks.dl", &fs).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut db = Database::new(&prog);
+    db.run(1).unwrap();
+    assert_eq!(db.rows("c").unwrap(), vec![vec![Value::Number(2)]]);
+    // `./` and `dir/..` are normalized away, in the entry too
+    let prog = Program::from_files("./rules/../rules/checks.dl", &fs).unwrap();
+    assert_eq!(prog.relations(), vec!["t", "m", "c"]);
+}
+
+#[test]
+fn from_files_names_files_by_their_keys_in_errors() {
+    let fs = files(&[
+        ("rules/a.dl", "#include \"../schema/s.dl\"\n"),
+        ("schema/s.dl", ".decl t(x: number)\nt(\"x\").\n"),
+    ]);
+    assert_eq!(
+        files_err("rules/a.dl", &fs),
+        "schema/s.dl:2:3: Type mismatch: argument 1 of t has type symbol, but the attribute is declared number"
+    );
+}
+
+#[test]
+fn from_files_missing_include_is_one_line_naming_both_files() {
+    let fs = files(&[("rules/a.dl", ".decl t(x: number)\n#include \"../schema/none.dl\"\n")]);
+    assert_eq!(
+        files_err("rules/a.dl", &fs),
+        "rules/a.dl:2:1: cannot read included file schema/none.dl: not found"
+    );
+    // never falls back to the disk
+    let fs = files(&[("a.dl", "#include \"Cargo.toml\"\n")]);
+    assert_eq!(
+        files_err("a.dl", &fs),
+        "a.dl:1:1: cannot read included file Cargo.toml: not found"
+    );
+    assert_eq!(
+        files_err("b.dl", &fs),
+        "cannot read program b.dl: not found"
+    );
+}
+
+#[test]
+fn from_files_rejects_recursive_includes() {
+    let fs = files(&[
+        ("a.dl", "#include \"lib/b.dl\"\n"),
+        ("lib/b.dl", "#include \"../a.dl\"\n"),
+    ]);
+    assert_eq!(files_err("a.dl", &fs), "lib/b.dl:1:1: recursive #include of a.dl");
+}

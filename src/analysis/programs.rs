@@ -82,17 +82,18 @@ fn tree(scratch: &Path) -> Result<PathBuf> {
     Ok(tree)
 }
 
-/// Parses and checks a program with the builtin engine's front end.
+/// Parses and checks a program with the builtin engine's front end. Built-in programs and
+/// their includes are read from memory; user files (and what they include) from the disk.
 pub fn parse(source: &RuleSource) -> Result<Program> {
     match source {
         RuleSource::File(path) => Program::from_file(path),
-        RuleSource::Builtin(path) | RuleSource::Extended(path, _) => {
+        RuleSource::Builtin(entry) => Program::from_files(entry, &files()),
+        RuleSource::Extended(..) => {
             let scratch = tempfile::Builder::new()
                 .prefix("llfacts-")
                 .tempdir()
                 .context("creating a scratch directory")?;
             Program::from_file(on_disk(source, scratch.path())?)
-                .with_context(|| format!("built-in {path}"))
         }
     }
 }

@@ -14,21 +14,23 @@ use anyhow::{Result, anyhow};
 use rayon::prelude::*;
 use regex::bytes::{Regex, RegexBuilder};
 
-use super::ast::{AggOp, CmpOp};
-use super::check::{AggIr, Base, Checked, Expr, Lit};
+use super::ast::{AggOp, BinOp, CmpOp};
 use super::functors;
-use super::planner::{Plan, Step, Version, plan_rule};
+use super::ir::{Base, Checked};
+use super::planner::{AggPlan, Plan, PlanExpr as Expr, Step, Version, plan_stratum};
 use super::storage::{Relation, Symbols};
 
 /// Rows of a scan are split into tasks of this many rows.
 const CHUNK: u32 = 4096;
 
-pub struct Runtime<'a> {
-    pub rels: &'a [Relation],
+struct Runtime<'a> {
+    rels: &'a [Relation],
     /// Per relation: first row of the current delta.
-    pub delta_start: &'a [u32],
-    pub syms: &'a RwLock<Symbols>,
-    pub regexes: &'a RwLock<HashMap<String, Option<Regex>>>,
+    delta_start: &'a [u32],
+    /// The storage number of each index of the stratum's plan (`StratumPlan::indexes`).
+    indexes: &'a [usize],
+    syms: &'a RwLock<Symbols>,
+    regexes: &'a RwLock<HashMap<String, Option<Regex>>>,
 }
 
 /// A key buffer on the stack for the usual short keys.
@@ -74,7 +76,7 @@ impl Runtime<'_> {
         Ok(true)
     }
 
-    pub fn exec(
+    fn exec(
         &self,
         steps: &[Step],
         i: usize,
@@ -121,7 +123,7 @@ impl Runtime<'_> {
                             return Ok(());
                         }
                         let kv: &[u32] = kv;
-                        r.lookup(*ix, kv, lo, hi, |id| {
+                        r.lookup(self.indexes[*ix], kv, lo, hi, |id| {
                             let row = r.row(id);
                             if same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
                                 return Ok(());
@@ -164,7 +166,7 @@ impl Runtime<'_> {
                 let r = &self.rels[*rel];
                 let present = match index {
                     None => r.contains(kv),
-                    Some(ix) => r.has_key(*ix, kv),
+                    Some(ix) => r.has_key(self.indexes[*ix], kv),
                 };
                 if !present {
                     self.exec(steps, i + 1, env, None, sink)?;
@@ -248,7 +250,7 @@ impl Runtime<'_> {
         hit
     }
 
-    pub fn eval(&self, e: &Expr, env: &mut [u32]) -> Result<Option<u32>> {
+    fn eval(&self, e: &Expr, env: &mut [u32]) -> Result<Option<u32>> {
         macro_rules! ev {
             ($x:expr) => {
                 match self.eval($x, env)? {
@@ -323,7 +325,7 @@ impl Runtime<'_> {
         }))
     }
 
-    fn aggregate(&self, agg: &AggIr, env: &mut [u32]) -> Result<Option<u32>> {
+    fn aggregate(&self, agg: &AggPlan, env: &mut [u32]) -> Result<Option<u32>> {
         let mut count: u32 = 0;
         let mut acc: Option<u32> = None;
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
@@ -339,7 +341,7 @@ impl Runtime<'_> {
                 };
                 acc = Some(match (acc, agg.op) {
                     (None, _) => v,
-                    (Some(a), AggOp::Sum) => functors::bin(super::ast::BinOp::Add, base, a, v)?,
+                    (Some(a), AggOp::Sum) => functors::bin(BinOp::Add, base, a, v)?,
                     (Some(a), AggOp::Min) => {
                         if functors::cmp_num(base, v, a).is_lt() {
                             v
@@ -359,7 +361,7 @@ impl Runtime<'_> {
             }
             Ok(())
         };
-        self.exec(&agg.plan, 0, env, None, &mut sink)?;
+        self.exec(&agg.steps, 0, env, None, &mut sink)?;
         Ok(match agg.op {
             AggOp::Count => Some(count),
             AggOp::Sum => Some(acc.unwrap_or(if base == Base::Flt { 0f32.to_bits() } else { 0 })),
@@ -470,45 +472,6 @@ fn insert_all(rels: &mut [Relation], outs: Vec<(usize, Vec<u32>, usize)>, stats:
     }
 }
 
-/// Produce the plans of one stratum (checks groundedness as a side effect).
-pub fn plan_stratum(
-    prog: &Checked,
-    rels: &mut [Relation],
-    s: usize,
-) -> Result<(Vec<Plan>, Vec<Plan>)> {
-    let stratum = &prog.strata[s];
-    let mut base = Vec::new();
-    let mut rec = Vec::new();
-    for &ri in &stratum.rules {
-        let rule = &prog.rules[ri];
-        let rec_pos: Vec<usize> = rule
-            .body
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| matches!(l, Lit::Atom { rel, .. } if stratum.recursive && stratum.rels.contains(rel)))
-            .map(|(i, _)| i)
-            .collect();
-        if rec_pos.is_empty() {
-            base.push(plan_rule(
-                rels,
-                rule,
-                ri,
-                &vec![Version::Full; rule.body.len()],
-            )?);
-        } else {
-            for (k, &pos) in rec_pos.iter().enumerate() {
-                let mut versions = vec![Version::Full; rule.body.len()];
-                for (j, &other) in rec_pos.iter().enumerate() {
-                    versions[other] = if j < k { Version::Old } else { Version::Full };
-                }
-                versions[pos] = Version::Delta;
-                rec.push(plan_rule(rels, rule, ri, &versions)?);
-            }
-        }
-    }
-    Ok((base, rec))
-}
-
 /// Soufflé's `std::regex` works on bytes (`char`), not on Unicode scalar
 /// values: `.` matches one byte of `é`, and `\w`, `\d`, `\s` are ASCII. Non-ASCII
 /// bytes of the pattern become `\xHH` byte escapes for a byte regex without
@@ -553,16 +516,24 @@ pub fn evaluate(
     let mut stats = EvalStats::default();
     let mut delta_start = vec![0u32; rels.len()];
     for s in 0..prog.strata.len() {
-        let (base, rec) = plan_stratum(prog, rels, s)?;
+        let sizes: Vec<usize> = rels.iter().map(Relation::len).collect();
+        let plan = plan_stratum(prog, s, &sizes)?;
+        let indexes: Vec<usize> = plan
+            .indexes
+            .iter()
+            .map(|ix| rels[ix.rel].ensure_index(&ix.cols))
+            .collect();
+        let (base, rec) = (&plan.base, &plan.rec);
         let stratum = &prog.strata[s];
         {
             let rt = Runtime {
                 rels,
                 delta_start: &delta_start,
+                indexes: &indexes,
                 syms,
                 regexes: &regexes,
             };
-            let outs = run_round(&base, &rt, &pool)?;
+            let outs = run_round(base, &rt, &pool)?;
             insert_all(rels, outs, &mut stats);
         }
         if rec.is_empty() {
@@ -578,10 +549,11 @@ pub fn evaluate(
                 let rt = Runtime {
                     rels,
                     delta_start: &delta_start,
+                    indexes: &indexes,
                     syms,
                     regexes: &regexes,
                 };
-                run_round(&rec, &rt, &pool)?
+                run_round(rec, &rt, &pool)?
             };
             insert_all(rels, outs, &mut stats);
             let mut grew = false;

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use anyhow::{Result, bail};
 
 use super::ast::{BinOp, CmpOp, UnOp};
-use super::check::Base;
+use super::ir::Base;
 
 #[inline]
 fn f(v: u32) -> f32 {

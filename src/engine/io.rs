@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 
 use super::ast::{IoDirective, IoKind, err_at};
-use super::check::{Base, RelInfo};
+use super::ir::{Base, RelInfo};
 use super::functors;
 use super::storage::{Relation, Symbols};
 

@@ -18,22 +18,25 @@
 //! # anyhow::Ok(())
 //! ```
 
-pub mod ast;
-pub mod check;
-pub mod eval;
-pub mod functors;
-pub mod io;
-pub mod parser;
-pub mod planner;
-pub mod storage;
+mod ast;
+mod eval;
+mod functors;
+mod io;
+mod ir;
+mod lexer;
+mod parser;
+mod planner;
+mod sema;
+mod storage;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::RwLock;
 
 use anyhow::{Result, anyhow, bail};
 
-pub use check::Base;
+pub use ir::Base;
 pub use eval::EvalStats;
 pub use io::OutTarget;
 
@@ -42,7 +45,7 @@ use storage::{Relation, Symbols};
 /// A parsed and checked program.
 #[derive(Clone, Debug)]
 pub struct Program {
-    checked: check::Checked,
+    checked: ir::Checked,
 }
 
 impl Program {
@@ -56,18 +59,20 @@ impl Program {
         Self::from_ast(parser::parse_source(name, text)?)
     }
 
+    /// Parse and check the program `entry` of `files`, whose `#include`s are
+    /// served from `files` too, never from the disk. Keys are `/`-separated
+    /// relative paths (`rules/checks.dl`, `schema/llfacts.dl`); an include
+    /// resolves against the directory of the including file and is normalized
+    /// (`rules/checks.dl` including `"../schema/llfacts.dl"` reads
+    /// `schema/llfacts.dl`). Error positions name files by their keys.
+    pub fn from_files(entry: &str, files: &BTreeMap<String, String>) -> Result<Program> {
+        Self::from_ast(parser::parse_files(entry, files)?)
+    }
+
     fn from_ast(src: ast::Source) -> Result<Program> {
-        let checked = check::check(&src)?;
-        // Dry-run the planner over every stratum: this is the groundedness check.
-        let mut rels: Vec<Relation> = checked
-            .rels
-            .iter()
-            .map(|r| Relation::new(r.types.len()))
-            .collect();
-        for s in 0..checked.strata.len() {
-            eval::plan_stratum(&checked, &mut rels, s)?;
-        }
-        Ok(Program { checked })
+        Ok(Program {
+            checked: sema::check(&src)?,
+        })
     }
 
     /// Declared relation names, in declaration order.

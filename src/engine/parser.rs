@@ -1,281 +1,17 @@
-//! Lexer and recursive-descent parser for the supported Soufflé subset.
+//! Recursive-descent parser for the supported Soufflé subset.
 //!
 //! `#include "path"` is resolved here (relative to the including file), so
-//! every token keeps the position in the file it came from.
+//! every token keeps the position in the file it came from. Files come from
+//! the disk or from an in-memory map of relative paths (`Files`).
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
 
 use super::ast::*;
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Ident(String),
-    Underscore,
-    /// Integer literal text (decimal, 0x.., 0b..), with `u` suffix flag.
-    Int(String, bool),
-    Float(String),
-    Str(String),
-    /// `.decl`, `.type`, ... (name without the dot)
-    Dir(String),
-    Include(String),
-    P(&'static str),
-    Eof,
-}
-
-struct Token {
-    tok: Tok,
-    loc: Loc,
-}
-
-const PUNCTS: [&str; 24] = [
-    ":-", "<:", "!=", "<=", ">=", "(", ")", "{", "}", ",", ".", ":", ";", "!", "=", "<", ">", "+",
-    "-", "*", "/", "%", "^", "|",
-];
-
-fn lex(file: &Arc<str>, text: &str) -> Result<Vec<Token>> {
-    let bytes = text.as_bytes();
-    let mut toks = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    let mut at_line_start = true;
-    macro_rules! loc {
-        ($l:expr, $c:expr) => {
-            Loc {
-                file: file.clone(),
-                line: $l,
-                col: $c,
-            }
-        };
-    }
-    // Advance over bytes [i, j), tracking line/column (columns count characters).
-    let advance = |i: &mut usize, j: usize, line: &mut u32, col: &mut u32| {
-        while *i < j {
-            if bytes[*i] == b'\n' {
-                *line += 1;
-                *col = 1;
-            } else if bytes[*i] & 0xC0 != 0x80 {
-                *col += 1;
-            }
-            *i += 1;
-        }
-    };
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'\n' {
-            {
-                let to = i + 1;
-                advance(&mut i, to, &mut line, &mut col);
-            }
-            at_line_start = true;
-            continue;
-        }
-        if c.is_ascii_whitespace() {
-            {
-                let to = i + 1;
-                advance(&mut i, to, &mut line, &mut col);
-            }
-            continue;
-        }
-        let (sl, sc) = (line, col);
-        if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            let j = text[i..].find('\n').map_or(bytes.len(), |k| i + k);
-            advance(&mut i, j, &mut line, &mut col);
-            continue;
-        }
-        if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            let Some(k) = text[i + 2..].find("*/") else {
-                return Err(err_at(&loc!(sl, sc), "unterminated block comment"));
-            };
-            {
-                let to = i + 2 + k + 2;
-                advance(&mut i, to, &mut line, &mut col);
-            }
-            continue;
-        }
-        if c == b'#' {
-            let j = text[i..].find('\n').map_or(bytes.len(), |k| i + k);
-            let directive = text[i..j].trim_end();
-            let l = loc!(sl, sc);
-            if !at_line_start {
-                return Err(err_at(&l, "unexpected `#`"));
-            }
-            let rest = directive.strip_prefix('#').unwrap().trim_start();
-            let Some(arg) = rest.strip_prefix("include") else {
-                return Err(err_at(
-                    &l,
-                    format!("unsupported preprocessor directive `{directive}`"),
-                ));
-            };
-            let arg = arg.trim();
-            if arg.len() < 2 || !arg.starts_with('"') || !arg.ends_with('"') {
-                return Err(err_at(&l, "expected `#include \"relative/path.dl\"`"));
-            }
-            toks.push(Token {
-                tok: Tok::Include(arg[1..arg.len() - 1].to_string()),
-                loc: l,
-            });
-            advance(&mut i, j, &mut line, &mut col);
-            continue;
-        }
-        at_line_start = false;
-        let l = loc!(sl, sc);
-        if c == b'"' {
-            let mut s = String::new();
-            let mut j = i + 1;
-            loop {
-                let Some(&b) = bytes.get(j) else {
-                    return Err(err_at(&l, "unterminated string literal"));
-                };
-                match b {
-                    b'"' => break,
-                    b'\n' => return Err(err_at(&l, "unterminated string literal")),
-                    b'\\' => {
-                        let e = *bytes
-                            .get(j + 1)
-                            .ok_or_else(|| err_at(&l, "unterminated string literal"))?;
-                        s.push(match e {
-                            b'"' => '"',
-                            b'\'' => '\'',
-                            b'\\' => '\\',
-                            b'a' => '\x07',
-                            b'b' => '\x08',
-                            b'f' => '\x0c',
-                            b'n' => '\n',
-                            b'r' => '\r',
-                            b't' => '\t',
-                            b'v' => '\x0b',
-                            _ => {
-                                let ch = text[j + 1..].chars().next().unwrap();
-                                return Err(err_at(&l, format!("Unknown escape sequence \\{ch}")));
-                            }
-                        });
-                        j += 2;
-                    }
-                    _ => {
-                        let ch = text[j..].chars().next().unwrap();
-                        s.push(ch);
-                        j += ch.len_utf8();
-                    }
-                }
-            }
-            toks.push(Token {
-                tok: Tok::Str(s),
-                loc: l,
-            });
-            advance(&mut i, j + 1, &mut line, &mut col);
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let mut j = i;
-            let tok;
-            if c == b'0'
-                && matches!(bytes.get(i + 1), Some(b'x') | Some(b'b'))
-                && bytes.get(i + 2).is_some_and(|b| b.is_ascii_hexdigit())
-            {
-                j += 2;
-                while j < bytes.len() && bytes[j].is_ascii_alphanumeric() {
-                    j += 1;
-                }
-                let mut t = text[i..j].to_string();
-                let uns = t.ends_with('u');
-                if uns {
-                    t.pop();
-                }
-                tok = Tok::Int(t, uns);
-            } else {
-                while j < bytes.len() && bytes[j].is_ascii_digit() {
-                    j += 1;
-                }
-                if bytes.get(j) == Some(&b'.')
-                    && bytes.get(j + 1).is_some_and(|b| b.is_ascii_digit())
-                {
-                    j += 1;
-                    while j < bytes.len() && bytes[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                    tok = Tok::Float(text[i..j].to_string());
-                } else if bytes.get(j) == Some(&b'u') {
-                    tok = Tok::Int(text[i..j].to_string(), true);
-                    j += 1;
-                } else {
-                    tok = Tok::Int(text[i..j].to_string(), false);
-                }
-            }
-            if j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
-                return Err(err_at(&l, format!("malformed number `{}`", &text[i..=j])));
-            }
-            toks.push(Token { tok, loc: l });
-            advance(&mut i, j, &mut line, &mut col);
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' || c == b'?' {
-            let mut j = i + 1;
-            while j < bytes.len()
-                && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_' || bytes[j] == b'?')
-            {
-                j += 1;
-            }
-            let w = &text[i..j];
-            toks.push(Token {
-                tok: if w == "_" {
-                    Tok::Underscore
-                } else {
-                    Tok::Ident(w.to_string())
-                },
-                loc: l,
-            });
-            advance(&mut i, j, &mut line, &mut col);
-            continue;
-        }
-        if c == b'.' && bytes.get(i + 1).is_some_and(|b| b.is_ascii_alphabetic()) {
-            let mut j = i + 1;
-            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
-                j += 1;
-            }
-            toks.push(Token {
-                tok: Tok::Dir(text[i + 1..j].to_string()),
-                loc: l,
-            });
-            advance(&mut i, j, &mut line, &mut col);
-            continue;
-        }
-        let Some(p) = PUNCTS.iter().find(|p| text[i..].starts_with(**p)) else {
-            let ch = text[i..].chars().next().unwrap();
-            match ch {
-                '[' | ']' => return Err(err_at(&l, "records are not supported")),
-                '$' => {
-                    return Err(err_at(
-                        &l,
-                        "`$` (autoincrement / ADT constructors) is not supported",
-                    ));
-                }
-                '@' => {
-                    return Err(err_at(
-                        &l,
-                        "user-defined functors and annotations are not supported",
-                    ));
-                }
-                _ => {}
-            }
-            return Err(err_at(&l, format!("unexpected character `{ch}`")));
-        };
-        toks.push(Token {
-            tok: Tok::P(p),
-            loc: l,
-        });
-        {
-            let to = i + p.len();
-            advance(&mut i, to, &mut line, &mut col);
-        }
-    }
-    toks.push(Token {
-        tok: Tok::Eof,
-        loc: loc!(line, col),
-    });
-    Ok(toks)
-}
+use super::lexer::{Tok, Token, lex};
 
 /// Names that are functors, not relations, when followed by `(`.
 const FUNCTORS: [&str; 13] = [
@@ -298,11 +34,22 @@ const KEYWORDS_UNSUPPORTED: [&str; 8] = [
     "mean", "nil", "range", "autoinc", "lxor", "bshru", "true", "false",
 ];
 
+/// Where program files come from.
+#[derive(Clone, Copy)]
+enum Files<'a> {
+    Disk,
+    /// `/`-separated relative paths to file contents.
+    Memory(&'a BTreeMap<String, String>),
+}
+
 struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     out: &'a mut Source,
+    files: Files<'a>,
+    /// Directory of the file being parsed; includes resolve against it.
     dir: PathBuf,
+    /// Files being parsed, outermost first (to reject recursive includes).
     stack: &'a mut Vec<PathBuf>,
 }
 
@@ -310,13 +57,7 @@ struct Parser<'a> {
 pub fn parse_file(path: &Path) -> Result<Source> {
     let mut src = Source::default();
     let mut stack = Vec::new();
-    parse_into(
-        path,
-        &path.display().to_string(),
-        None,
-        &mut src,
-        &mut stack,
-    )?;
+    parse_into(Files::Disk, path, None, &mut src, &mut stack)?;
     Ok(src)
 }
 
@@ -324,39 +65,88 @@ pub fn parse_file(path: &Path) -> Result<Source> {
 pub fn parse_source(name: &str, text: &str) -> Result<Source> {
     let mut src = Source::default();
     let mut stack = Vec::new();
-    parse_text(name, text, Path::new("."), &mut src, &mut stack)?;
+    parse_text(Files::Disk, name, text, Path::new("."), &mut src, &mut stack)?;
     Ok(src)
 }
 
+/// Parse the program `entry` of `files`, a map from `/`-separated relative
+/// paths to contents, which also serves its `#include`s.
+pub fn parse_files(entry: &str, files: &BTreeMap<String, String>) -> Result<Source> {
+    let mut src = Source::default();
+    let mut stack = Vec::new();
+    parse_into(
+        Files::Memory(files),
+        Path::new(entry),
+        None,
+        &mut src,
+        &mut stack,
+    )?;
+    Ok(src)
+}
+
+/// `path` without `.` components and with `dir/..` pairs removed (leading `..` stay).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
+}
+
+/// Parse the file at `path` (included from `from`, if it is an include) into `out`.
 fn parse_into(
+    files: Files,
     path: &Path,
-    shown: &str,
     from: Option<&Loc>,
     out: &mut Source,
     stack: &mut Vec<PathBuf>,
 ) -> Result<()> {
-    let text = std::fs::read_to_string(path).map_err(|e| match from {
-        Some(l) => err_at(
-            l,
-            format!("cannot read included file {}: {e}", path.display()),
-        ),
-        None => anyhow!("cannot read program {}: {e}", path.display()),
-    })?;
-    let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    if stack.contains(&canon) {
+    // The text, the name shown in positions, the identity of the file (for
+    // recursion) and the directory its includes resolve against.
+    let (text, shown, key, dir) = match files {
+        Files::Disk => {
+            let text = std::fs::read_to_string(path).map_err(|e| match from {
+                Some(l) => err_at(
+                    l,
+                    format!("cannot read included file {}: {e}", path.display()),
+                ),
+                None => anyhow!("cannot read program {}: {e}", path.display()),
+            })?;
+            let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            (text, path.display().to_string(), canon, dir)
+        }
+        Files::Memory(map) => {
+            let key = normalize(path);
+            let shown = key.to_string_lossy().replace('\\', "/");
+            let text = map.get(&shown).cloned().ok_or_else(|| match from {
+                Some(l) => err_at(l, format!("cannot read included file {shown}: not found")),
+                None => anyhow!("cannot read program {shown}: not found"),
+            })?;
+            let dir = key.parent().map(Path::to_path_buf).unwrap_or_default();
+            (text, shown, key, dir)
+        }
+    };
+    if stack.contains(&key) {
         return Err(err_at(
             from.unwrap(),
-            format!("recursive #include of {}", path.display()),
+            format!("recursive #include of {shown}"),
         ));
     }
-    stack.push(canon);
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    parse_text(shown, &text, &dir, out, stack)?;
+    stack.push(key);
+    parse_text(files, &shown, &text, &dir, out, stack)?;
     stack.pop();
     Ok(())
 }
 
 fn parse_text(
+    files: Files,
     name: &str,
     text: &str,
     dir: &Path,
@@ -369,6 +159,7 @@ fn parse_text(
         toks,
         pos: 0,
         out,
+        files,
         dir: dir.to_path_buf(),
         stack,
     };
@@ -454,8 +245,7 @@ impl Parser<'_> {
                 Tok::Include(rel) => {
                     self.bump();
                     let path = self.dir.join(&rel);
-                    let shown = path.display().to_string();
-                    parse_into(&path, &shown, Some(&loc), self.out, self.stack)?;
+                    parse_into(self.files, &path, Some(&loc), self.out, self.stack)?;
                 }
                 Tok::Dir(d) => {
                     self.bump();

@@ -5,14 +5,40 @@
 //! (semi-naive versions) or else the one with the most bound columns (ties:
 //! the smaller relation). An atom with bound columns is read through a hash
 //! index on exactly those columns; a fully bound atom is a membership test.
-//! A body that cannot be ordered has an ungrounded variable: that is the
-//! safety check.
+//!
+//! The planner never touches storage: it reads relation sizes, and its plans
+//! list the indexes they need (`StratumPlan::indexes`), which the evaluator
+//! creates. Every body can be ordered: `sema::ground` checked that.
 
 use anyhow::Result;
 
-use super::ast::{CmpOp, Loc, err_at};
-use super::check::{AggIr, Arg, Base, Expr, Lit, Rule};
-use super::storage::Relation;
+use super::ast::{AggOp, CmpOp, Loc, err_at};
+use super::ir::{
+    AggIr, Arg, Base, Checked, Expr, Lit, Rule, display_var, expr_vars, lit_loc, lit_vars, ready,
+};
+
+/// A planned expression: aggregates carry their planned bodies.
+pub type PlanExpr = Expr<Box<AggPlan>>;
+
+/// A planned aggregate: the rule IR's `AggIr` with its body ordered into steps.
+#[derive(Clone, Debug)]
+pub struct AggPlan {
+    pub op: AggOp,
+    /// Base of the target (Num for count).
+    pub base: Base,
+    pub target: Option<PlanExpr>,
+    pub steps: Vec<Step>,
+    /// See `AggIr::single_atom`.
+    pub single_atom: bool,
+    pub local_vars: Vec<usize>,
+}
+
+/// An index a plan reads: relation `rel`, keyed on columns `cols`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexSpec {
+    pub rel: usize,
+    pub cols: Vec<usize>,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Version {
@@ -23,12 +49,13 @@ pub enum Version {
 
 #[derive(Clone, Debug)]
 pub enum Step {
-    /// Iterate rows (all, or through index `index` with key values `key`).
+    /// Iterate rows (all, or through index `index`, a position in
+    /// `StratumPlan::indexes`, with key values `key`).
     Atom {
         rel: usize,
         version: Version,
         index: Option<usize>,
-        key: Vec<Expr>,
+        key: Vec<PlanExpr>,
         binds: Vec<(usize, usize)>,
         /// Columns that must equal a column bound earlier in the same atom (`R(x, x)`).
         same: Vec<(usize, usize)>,
@@ -37,114 +64,77 @@ pub enum Step {
     Member {
         rel: usize,
         version: Version,
-        row: Vec<Expr>,
+        row: Vec<PlanExpr>,
     },
-    /// Negation; `index` is used when some columns are `_`.
+    /// Negation; `index` (as in `Atom`) is used when some columns are `_`.
     Neg {
         rel: usize,
         index: Option<usize>,
-        key: Vec<Expr>,
+        key: Vec<PlanExpr>,
     },
     Cmp {
         op: CmpOp,
         base: Base,
-        lhs: Expr,
-        rhs: Expr,
+        lhs: PlanExpr,
+        rhs: PlanExpr,
     },
     Contains {
         neg: bool,
-        sub: Expr,
-        s: Expr,
+        sub: PlanExpr,
+        s: PlanExpr,
     },
     Match {
         neg: bool,
-        re: Expr,
-        s: Expr,
+        re: PlanExpr,
+        s: PlanExpr,
     },
     Bind {
         slot: usize,
-        expr: Expr,
+        expr: PlanExpr,
     },
 }
 
 #[derive(Clone, Debug)]
 pub struct Plan {
-    pub rule: usize,
     pub steps: Vec<Step>,
     pub head_rel: usize,
-    pub head: Vec<Expr>,
+    pub head: Vec<PlanExpr>,
     pub nvars: usize,
     pub loc: Loc,
 }
 
-/// Free (injected) variables of an expression; aggregate-local ones excluded.
-pub fn expr_vars(e: &Expr, out: &mut Vec<usize>) {
-    match e {
-        Expr::Var(v) => out.push(*v),
-        Expr::Const(_) => {}
-        Expr::Bin(_, _, a, b) => {
-            expr_vars(a, out);
-            expr_vars(b, out);
-        }
-        Expr::Un(_, _, a) | Expr::Strlen(a) | Expr::Conv(_, _, a) | Expr::Ord(a) => {
-            expr_vars(a, out)
-        }
-        Expr::Substr(a, b, c) => {
-            expr_vars(a, out);
-            expr_vars(b, out);
-            expr_vars(c, out);
-        }
-        Expr::Cat(xs) | Expr::MinMax(_, _, xs) => xs.iter().for_each(|x| expr_vars(x, out)),
-        Expr::Agg(agg) => {
-            let mut inner = Vec::new();
-            if let Some(t) = &agg.target {
-                expr_vars(t, &mut inner);
-            }
-            for l in &agg.body {
-                lit_vars(l, &mut inner);
-            }
-            out.extend(inner.into_iter().filter(|v| !agg.local_vars.contains(v)));
-        }
-    }
-}
-
-fn lit_vars(l: &Lit, out: &mut Vec<usize>) {
-    match l {
-        Lit::Atom { args, .. } | Lit::Neg { args, .. } => {
-            for a in args {
-                match a {
-                    Arg::Var(v) => out.push(*v),
-                    Arg::Anon => {}
-                    Arg::Expr(e) => expr_vars(e, out),
-                }
-            }
-        }
-        Lit::Cmp { lhs, rhs, .. } => {
-            expr_vars(lhs, out);
-            expr_vars(rhs, out);
-        }
-        Lit::Contains { sub: a, s: b, .. } | Lit::Match { re: a, s: b, .. } => {
-            expr_vars(a, out);
-            expr_vars(b, out);
-        }
-    }
-}
-
-fn ready(e: &Expr, bound: &[bool]) -> bool {
-    let mut vs = Vec::new();
-    expr_vars(e, &mut vs);
-    vs.iter().all(|v| bound[*v])
+/// The plans of one stratum: base rules (run once) and the semi-naive
+/// versions of recursive rules, and the indexes their steps refer to.
+#[derive(Clone, Debug, Default)]
+pub struct StratumPlan {
+    pub base: Vec<Plan>,
+    pub rec: Vec<Plan>,
+    pub indexes: Vec<IndexSpec>,
 }
 
 /// Atom choice: (is the delta atom, has a bound column, number of bound columns, smaller relation).
 type Score = (usize, usize, usize, std::cmp::Reverse<usize>);
 
-pub struct Planner<'a> {
-    pub rels: &'a mut [Relation],
-    pub rule: &'a Rule,
+struct Planner<'a> {
+    /// Current number of rows of each relation (ties between atoms go to the smaller).
+    sizes: &'a [usize],
+    rule: &'a Rule,
+    indexes: &'a mut Vec<IndexSpec>,
 }
 
 impl Planner<'_> {
+    /// The position of the index on `rel`'s columns `cols` in `indexes`, added if new.
+    fn index(&mut self, rel: usize, cols: Vec<usize>) -> usize {
+        let spec = IndexSpec { rel, cols };
+        match self.indexes.iter().position(|ix| *ix == spec) {
+            Some(i) => i,
+            None => {
+                self.indexes.push(spec);
+                self.indexes.len() - 1
+            }
+        }
+    }
+
     /// Plan the body `lits` given already-bound variables. `versions[i]` is the
     /// version of the i-th literal if it is an atom. Returns the steps and the
     /// variables bound afterwards.
@@ -203,7 +193,7 @@ impl Planner<'_> {
                     is_delta,
                     (nb > 0) as usize,
                     nb,
-                    std::cmp::Reverse(self.rels[*rel].len()),
+                    std::cmp::Reverse(self.sizes[*rel]),
                 );
                 if best.as_ref().is_none_or(|(_, s)| score > *s) {
                     best = Some((i, score));
@@ -281,7 +271,7 @@ impl Planner<'_> {
         let index = if key_cols.is_empty() {
             None
         } else {
-            Some(self.rels[rel].ensure_index(&key_cols))
+            Some(self.index(rel, key_cols))
         };
         Ok(Step::Atom {
             rel,
@@ -323,7 +313,7 @@ impl Planner<'_> {
                 let index = if cols.len() == args.len() {
                     None
                 } else {
-                    Some(self.rels[*rel].ensure_index(&cols))
+                    Some(self.index(*rel, cols))
                 };
                 Some(Step::Neg {
                     rel: *rel,
@@ -381,7 +371,7 @@ impl Planner<'_> {
     }
 
     /// Plan the aggregates inside an expression (their bodies become step lists).
-    fn plan_expr(&mut self, e: &Expr, bound: &[bool]) -> Result<Expr> {
+    fn plan_expr(&mut self, e: &Expr, bound: &[bool]) -> Result<PlanExpr> {
         Ok(match e {
             Expr::Agg(agg) => {
                 let mut inner_bound = bound.to_vec();
@@ -405,10 +395,20 @@ impl Planner<'_> {
                     Some(t) => Some(self.plan_expr(t, &inner_bound)?),
                     None => None,
                 };
-                Expr::Agg(Box::new(AggIr {
+                let AggIr {
+                    op,
+                    base,
+                    single_atom,
+                    ref local_vars,
+                    ..
+                } = **agg;
+                Expr::Agg(Box::new(AggPlan {
+                    op,
+                    base,
                     target,
-                    plan: steps,
-                    ..(**agg).clone()
+                    steps,
+                    single_atom,
+                    local_vars: local_vars.clone(),
                 }))
             }
             Expr::Bin(op, b, x, y) => Expr::Bin(
@@ -438,34 +438,24 @@ impl Planner<'_> {
                     .map(|x| self.plan_expr(x, bound))
                     .collect::<Result<_>>()?,
             ),
-            Expr::Var(_) | Expr::Const(_) => e.clone(),
+            Expr::Var(v) => Expr::Var(*v),
+            Expr::Const(c) => Expr::Const(*c),
         })
     }
 }
 
-fn lit_loc(l: &Lit) -> &Loc {
-    match l {
-        Lit::Atom { loc, .. }
-        | Lit::Neg { loc, .. }
-        | Lit::Cmp { loc, .. }
-        | Lit::Contains { loc, .. }
-        | Lit::Match { loc, .. } => loc,
-    }
-}
-
-/// Aggregate-local variables carry an internal `@k` suffix; hide it.
-pub fn display_var(name: &str) -> &str {
-    name.split('@').next().unwrap_or(name)
-}
-
 /// Plan one version of a rule. `versions[i]` applies to body literal `i`.
-pub fn plan_rule(
-    rels: &mut [Relation],
+fn plan_rule(
+    sizes: &[usize],
+    indexes: &mut Vec<IndexSpec>,
     rule: &Rule,
-    rule_id: usize,
     versions: &[Version],
 ) -> Result<Plan> {
-    let mut p = Planner { rels, rule };
+    let mut p = Planner {
+        sizes,
+        rule,
+        indexes,
+    };
     let mut bound = vec![false; rule.var_names.len()];
     let steps = p.plan_body(&rule.body, versions, &mut bound)?;
     for v in &rule.head_vars {
@@ -481,11 +471,43 @@ pub fn plan_rule(
         head.push(p.plan_expr(e, &bound)?);
     }
     Ok(Plan {
-        rule: rule_id,
         steps,
         head_rel: rule.head_rel,
         head,
         nvars: rule.var_names.len(),
         loc: rule.loc.clone(),
     })
+}
+
+/// Plan stratum `s` once, given the current relation sizes: each rule, or,
+/// in a recursive stratum, one semi-naive version per recursive atom.
+pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<StratumPlan> {
+    let stratum = &prog.strata[s];
+    let mut out = StratumPlan::default();
+    for &ri in &stratum.rules {
+        let rule = &prog.rules[ri];
+        let rec_pos: Vec<usize> = rule
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| matches!(l, Lit::Atom { rel, .. } if stratum.recursive && stratum.rels.contains(rel)))
+            .map(|(i, _)| i)
+            .collect();
+        if rec_pos.is_empty() {
+            let versions = vec![Version::Full; rule.body.len()];
+            let plan = plan_rule(sizes, &mut out.indexes, rule, &versions)?;
+            out.base.push(plan);
+        } else {
+            for (k, &pos) in rec_pos.iter().enumerate() {
+                let mut versions = vec![Version::Full; rule.body.len()];
+                for (j, &other) in rec_pos.iter().enumerate() {
+                    versions[other] = if j < k { Version::Old } else { Version::Full };
+                }
+                versions[pos] = Version::Delta;
+                let plan = plan_rule(sizes, &mut out.indexes, rule, &versions)?;
+                out.rec.push(plan);
+            }
+        }
+    }
+    Ok(out)
 }

@@ -214,12 +214,6 @@ impl Symbols {
     pub fn resolve_arc(&self, id: u32) -> Arc<str> {
         self.strs[id as usize].clone()
     }
-    pub fn len(&self) -> usize {
-        self.strs.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.strs.is_empty()
-    }
 }
 
 #[derive(Clone, Debug)]

@@ -1,0 +1,218 @@
+//! The rule IR: what semantic analysis produces and the planner, the
+//! evaluator and I/O consume. Relations and variables are numbered; every
+//! expression carries its base type; bodies are in source order (the planner
+//! orders them).
+
+use std::collections::HashMap;
+
+use super::ast::{AggOp, BinOp, CmpOp, IoDirective, Loc, UnOp};
+use super::storage::Symbols;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Base {
+    Sym,
+    Num,
+    Uns,
+    Flt,
+}
+
+impl Base {
+    pub fn name(self) -> &'static str {
+        match self {
+            Base::Sym => "symbol",
+            Base::Num => "number",
+            Base::Uns => "unsigned",
+            Base::Flt => "float",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RelInfo {
+    pub name: String,
+    pub types: Vec<Base>,
+    pub loc: Loc,
+    pub inputs: Vec<IoDirective>,
+    pub outputs: Vec<IoDirective>,
+    pub printsize: bool,
+}
+
+/// An expression over variable slots. `A` is what an aggregate carries: its
+/// rule-IR form (`AggIr`) here, its planned form in the planner's output.
+#[derive(Clone, Debug)]
+pub enum Expr<A = Box<AggIr>> {
+    Var(usize),
+    Const(u32),
+    Bin(BinOp, Base, Box<Expr<A>>, Box<Expr<A>>),
+    Un(UnOp, Base, Box<Expr<A>>),
+    Cat(Vec<Expr<A>>),
+    Strlen(Box<Expr<A>>),
+    Substr(Box<Expr<A>>, Box<Expr<A>>, Box<Expr<A>>),
+    /// Conversion between bases (`to_number`, `to_string`, `to_float`, `to_unsigned`).
+    Conv(Base, Base, Box<Expr<A>>),
+    /// `ord(x)`: the raw value.
+    Ord(Box<Expr<A>>),
+    /// n-ary `min`/`max` functor (`true` = max).
+    MinMax(bool, Base, Vec<Expr<A>>),
+    Agg(A),
+}
+
+#[derive(Clone, Debug)]
+pub struct AggIr {
+    pub op: AggOp,
+    /// Base of the target (Num for count).
+    pub base: Base,
+    pub target: Option<Expr>,
+    pub body: Vec<Lit>,
+    /// Aggregate over the tuples of its single atom (true) or over distinct
+    /// bindings of `local_vars` (false), as Soufflé does.
+    pub single_atom: bool,
+    pub local_vars: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Arg {
+    Var(usize),
+    Anon,
+    Expr(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub enum Lit {
+    Atom {
+        rel: usize,
+        args: Vec<Arg>,
+        loc: Loc,
+    },
+    Neg {
+        rel: usize,
+        args: Vec<Arg>,
+        loc: Loc,
+    },
+    Cmp {
+        op: CmpOp,
+        base: Base,
+        lhs: Expr,
+        rhs: Expr,
+        loc: Loc,
+    },
+    Contains {
+        neg: bool,
+        sub: Expr,
+        s: Expr,
+        loc: Loc,
+    },
+    Match {
+        neg: bool,
+        re: Expr,
+        s: Expr,
+        loc: Loc,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub head_rel: usize,
+    pub head: Vec<Expr>,
+    pub body: Vec<Lit>,
+    pub var_names: Vec<String>,
+    /// Location of each variable's first occurrence (for error messages).
+    pub var_locs: Vec<Loc>,
+    /// Variables that must be bound by the body (those used in the head).
+    pub head_vars: Vec<usize>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stratum {
+    pub rels: Vec<usize>,
+    pub rules: Vec<usize>,
+    pub recursive: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub rels: Vec<RelInfo>,
+    pub rel_index: HashMap<String, usize>,
+    pub rules: Vec<Rule>,
+    pub strata: Vec<Stratum>,
+    pub symbols: Symbols,
+    /// Per relation: whether an output depends on it (see `needed_relations`).
+    pub needed: Vec<bool>,
+}
+
+/// Free variables of an expression; aggregate-local ones excluded.
+pub fn expr_vars(e: &Expr, out: &mut Vec<usize>) {
+    match e {
+        Expr::Var(v) => out.push(*v),
+        Expr::Const(_) => {}
+        Expr::Bin(_, _, a, b) => {
+            expr_vars(a, out);
+            expr_vars(b, out);
+        }
+        Expr::Un(_, _, a) | Expr::Strlen(a) | Expr::Conv(_, _, a) | Expr::Ord(a) => {
+            expr_vars(a, out)
+        }
+        Expr::Substr(a, b, c) => {
+            expr_vars(a, out);
+            expr_vars(b, out);
+            expr_vars(c, out);
+        }
+        Expr::Cat(xs) | Expr::MinMax(_, _, xs) => xs.iter().for_each(|x| expr_vars(x, out)),
+        Expr::Agg(agg) => {
+            let mut inner = Vec::new();
+            if let Some(t) = &agg.target {
+                expr_vars(t, &mut inner);
+            }
+            for l in &agg.body {
+                lit_vars(l, &mut inner);
+            }
+            out.extend(inner.into_iter().filter(|v| !agg.local_vars.contains(v)));
+        }
+    }
+}
+
+/// Variables of a literal, in argument order (aggregate-local ones excluded).
+pub fn lit_vars(l: &Lit, out: &mut Vec<usize>) {
+    match l {
+        Lit::Atom { args, .. } | Lit::Neg { args, .. } => {
+            for a in args {
+                match a {
+                    Arg::Var(v) => out.push(*v),
+                    Arg::Anon => {}
+                    Arg::Expr(e) => expr_vars(e, out),
+                }
+            }
+        }
+        Lit::Cmp { lhs, rhs, .. } => {
+            expr_vars(lhs, out);
+            expr_vars(rhs, out);
+        }
+        Lit::Contains { sub: a, s: b, .. } | Lit::Match { re: a, s: b, .. } => {
+            expr_vars(a, out);
+            expr_vars(b, out);
+        }
+    }
+}
+
+/// Whether every variable of `e` is bound.
+pub fn ready(e: &Expr, bound: &[bool]) -> bool {
+    let mut vs = Vec::new();
+    expr_vars(e, &mut vs);
+    vs.iter().all(|v| bound[*v])
+}
+
+pub fn lit_loc(l: &Lit) -> &Loc {
+    match l {
+        Lit::Atom { loc, .. }
+        | Lit::Neg { loc, .. }
+        | Lit::Cmp { loc, .. }
+        | Lit::Contains { loc, .. }
+        | Lit::Match { loc, .. } => loc,
+    }
+}
+
+/// Aggregate-local variables carry an internal `@k` suffix; hide it.
+pub fn display_var(name: &str) -> &str {
+    name.split('@').next().unwrap_or(name)
+}

@@ -1,0 +1,441 @@
+//! Lowering of one clause to the rule IR: checks relation names, arities and
+//! types (through `infer`), numbers the variables, interns constants and
+//! records the relations the rule depends on.
+
+use anyhow::Result;
+
+use super::decls::Decls;
+use super::infer::Infer;
+use super::scope::{all_vars, lit_terms, scope_clause, term_vars_outer, visit_aggs};
+use super::types::Types;
+use crate::engine::ast::{AggOp, Aggregate, Atom, Literal, Loc, Term, err_at};
+use crate::engine::ir::{AggIr, Arg, Base, Expr, Lit, Rule};
+use crate::engine::storage::Symbols;
+
+/// A relation the rule's body uses: (relation, under negation or an aggregate, where).
+pub type Dep = (usize, bool, Loc);
+
+/// Lower the clause `head :- body` (one head of a possibly multi-head clause).
+/// Returns the rule and the relations its body depends on.
+pub fn lower_clause(
+    decls: &Decls,
+    types: &Types,
+    symbols: &mut Symbols,
+    head: &Atom,
+    body: &[Literal],
+    loc: &Loc,
+) -> Result<(Rule, Vec<Dep>)> {
+    let mut cx = Lower {
+        inf: Infer::new(decls, types),
+        symbols,
+        deps: vec![],
+    };
+    let rule = cx.clause(head, body, loc)?;
+    Ok((rule, cx.deps))
+}
+
+struct Lower<'a> {
+    inf: Infer<'a>,
+    symbols: &'a mut Symbols,
+    deps: Vec<Dep>,
+}
+
+impl Lower<'_> {
+    fn clause(&mut self, head: &Atom, body: &[Literal], loc: &Loc) -> Result<Rule> {
+        let head_rel = self.inf.rel(head)?;
+        let mut head = head.clone();
+        let mut body = body.to_vec();
+        scope_clause(&mut head, &mut body);
+        for t in &head.args {
+            if let Term::Anon(l) = t {
+                return Err(err_at(l, "Underscore in head of rule"));
+            }
+        }
+        self.inf.infer_clause(&head, &body)?;
+        let lits = self.lower_body(&body)?;
+        let head_exprs = self.lower_head(&head, head_rel)?;
+        let mut hv = Vec::new();
+        for t in &head.args {
+            let mut names = Vec::new();
+            term_vars_outer(t, &mut names);
+            for n in names {
+                let s = self.inf.var_slots[&n];
+                if !hv.contains(&s) {
+                    hv.push(s);
+                }
+            }
+        }
+        Ok(Rule {
+            head_rel,
+            head: head_exprs,
+            body: lits,
+            var_names: self.inf.var_names.clone(),
+            var_locs: self.inf.var_locs.clone(),
+            head_vars: hv,
+            loc: loc.clone(),
+        })
+    }
+
+    /// Lower the head's arguments, checking them against the attribute types.
+    fn lower_head(&mut self, head: &Atom, head_rel: usize) -> Result<Vec<Expr>> {
+        let mut head_exprs = Vec::new();
+        let htypes = self.inf.rel_types[head_rel].clone();
+        for (i, t) in head.args.iter().enumerate() {
+            let want = &self.inf.types.info[htypes[i]];
+            let e = self.lower_term(t, Some(want.base))?;
+            let et = self.inf.ty(t, Some(want.base))?;
+            if et.base != want.base {
+                return Err(err_at(
+                    t.loc(),
+                    format!(
+                        "Type mismatch: argument {} of {} has type {}, but the attribute is declared {}",
+                        i + 1,
+                        head.name,
+                        et.base.name(),
+                        self.inf.types.display[htypes[i]]
+                    ),
+                ));
+            }
+            if let (Term::Var(v, l), Some(d)) = (t, &et.den)
+                && !d.is_subset(&want.den)
+            {
+                {
+                    return Err(err_at(
+                        l,
+                        format!(
+                            "Type mismatch: variable {v} has type {}, which is not a subtype of {} (attribute {} of {})",
+                            self.inf.types.show_den(d),
+                            self.inf.types.display[htypes[i]],
+                            i + 1,
+                            head.name
+                        ),
+                    ));
+                }
+            }
+            head_exprs.push(e);
+        }
+        Ok(head_exprs)
+    }
+
+    fn lower_body(&mut self, body: &[Literal]) -> Result<Vec<Lit>> {
+        let mut out = Vec::new();
+        for l in body {
+            out.push(self.lower_lit(l, false)?);
+        }
+        Ok(out)
+    }
+
+    fn lower_args(&mut self, a: &Atom) -> Result<(usize, Vec<Arg>)> {
+        let r = self.inf.rel(a)?;
+        let mut args = Vec::new();
+        for (i, t) in a.args.iter().enumerate() {
+            let tid = self.inf.rel_types[r][i];
+            let base = self.inf.types.info[tid].base;
+            args.push(match t {
+                Term::Var(v, l) => Arg::Var(self.inf.slot(v, l)),
+                Term::Anon(_) => Arg::Anon,
+                _ => {
+                    let et = self.inf.ty(t, Some(base))?;
+                    if et.base != base {
+                        return Err(err_at(
+                            t.loc(),
+                            format!(
+                                "Type mismatch: argument {} of {} must be {}, found {}",
+                                i + 1,
+                                a.name,
+                                self.inf.types.display[tid],
+                                et.base.name()
+                            ),
+                        ));
+                    }
+                    Arg::Expr(self.lower_term(t, Some(base))?)
+                }
+            });
+        }
+        Ok((r, args))
+    }
+
+    fn lower_lit(&mut self, l: &Literal, in_agg: bool) -> Result<Lit> {
+        Ok(match l {
+            Literal::Pos(a) => {
+                let (rel, args) = self.lower_args(a)?;
+                self.deps.push((rel, in_agg, a.loc.clone()));
+                Lit::Atom {
+                    rel,
+                    args,
+                    loc: a.loc.clone(),
+                }
+            }
+            Literal::Neg(a) => {
+                let (rel, args) = self.lower_args(a)?;
+                for (i, t) in a.args.iter().enumerate() {
+                    let want = self.inf.rels[rel].types[i];
+                    if let Term::Var(v, vl) = t
+                        && let Some(ty) = &self.inf.var_ty[self.inf.var_slots[v]]
+                        && ty.base != want
+                    {
+                        return Err(err_at(
+                            vl,
+                            format!(
+                                "Type mismatch: variable {v} is {} but argument {} of {} is {}",
+                                ty.base.name(),
+                                i + 1,
+                                a.name,
+                                want.name()
+                            ),
+                        ));
+                    }
+                }
+                self.deps.push((rel, true, a.loc.clone()));
+                Lit::Neg {
+                    rel,
+                    args,
+                    loc: a.loc.clone(),
+                }
+            }
+            Literal::Cmp(op, a, b, loc) => {
+                let base = self.inf.definite(a).or(self.inf.definite(b)).unwrap_or(Base::Num);
+                let ta = self.inf.ty(a, Some(base))?;
+                let tb = self.inf.ty(b, Some(base))?;
+                if ta.base != tb.base {
+                    return Err(err_at(
+                        loc,
+                        format!(
+                            "Type mismatch: cannot compare {} with {}",
+                            ta.base.name(),
+                            tb.base.name()
+                        ),
+                    ));
+                }
+                Lit::Cmp {
+                    op: *op,
+                    base,
+                    lhs: self.lower_term(a, Some(base))?,
+                    rhs: self.lower_term(b, Some(base))?,
+                    loc: loc.clone(),
+                }
+            }
+            Literal::Contains(neg, a, b, loc) | Literal::Match(neg, a, b, loc) => {
+                for t in [a, b] {
+                    let tt = self.inf.ty(t, Some(Base::Sym))?;
+                    if tt.base != Base::Sym {
+                        return Err(err_at(
+                            t.loc(),
+                            format!("Type mismatch: expected symbol, found {}", tt.base.name()),
+                        ));
+                    }
+                }
+                let (x, y) = (
+                    self.lower_term(a, Some(Base::Sym))?,
+                    self.lower_term(b, Some(Base::Sym))?,
+                );
+                if matches!(l, Literal::Contains(..)) {
+                    Lit::Contains {
+                        neg: *neg,
+                        sub: x,
+                        s: y,
+                        loc: loc.clone(),
+                    }
+                } else {
+                    Lit::Match {
+                        neg: *neg,
+                        re: x,
+                        s: y,
+                        loc: loc.clone(),
+                    }
+                }
+            }
+        })
+    }
+
+    fn lower_term(&mut self, t: &Term, expect: Option<Base>) -> Result<Expr> {
+        Ok(match t {
+            Term::Var(v, l) => {
+                let s = self.inf.slot(v, l);
+                if self.inf.var_ty[s].is_none() {
+                    return Err(err_at(l, format!("Ungrounded variable {v}")));
+                }
+                Expr::Var(s)
+            }
+            Term::Anon(l) => return Err(err_at(l, "Underscore in an expression")),
+            Term::Number(n, l) => number_const(*n, l, expect)?,
+            Term::Unsigned(n, _) => Expr::Const(*n),
+            Term::Float(f, _) => Expr::Const(f.to_bits()),
+            Term::Str(s, _) => Expr::Const(self.symbols.intern(s)),
+            Term::Bin(op, a, b, _) => {
+                let base = self.inf.ty(t, expect)?.base;
+                Expr::Bin(
+                    *op,
+                    base,
+                    Box::new(self.lower_term(a, Some(base))?),
+                    Box::new(self.lower_term(b, Some(base))?),
+                )
+            }
+            Term::Un(op, a, _) => {
+                let base = self.inf.ty(t, expect)?.base;
+                Expr::Un(*op, base, Box::new(self.lower_term(a, Some(base))?))
+            }
+            Term::As(a, _, _) => {
+                let base = self.inf.ty(t, expect)?.base;
+                self.lower_term(a, Some(base))?
+            }
+            Term::Call(name, args, _) => {
+                self.inf.ty(t, expect)?;
+                self.lower_call(t, name, args, expect)?
+            }
+            Term::Agg(agg) => {
+                let base = self.inf.ty(t, expect)?.base;
+                Expr::Agg(Box::new(self.lower_aggregate(agg, base)?))
+            }
+        })
+    }
+
+    /// A functor call whose types were checked: `t` is the call itself.
+    fn lower_call(
+        &mut self,
+        t: &Term,
+        name: &str,
+        args: &[Term],
+        expect: Option<Base>,
+    ) -> Result<Expr> {
+        let mut lowered = Vec::new();
+        Ok(match name {
+            "cat" => {
+                for a in args {
+                    lowered.push(self.lower_term(a, Some(Base::Sym))?);
+                }
+                Expr::Cat(lowered)
+            }
+            "strlen" => Expr::Strlen(Box::new(self.lower_term(&args[0], Some(Base::Sym))?)),
+            "substr" => Expr::Substr(
+                Box::new(self.lower_term(&args[0], Some(Base::Sym))?),
+                Box::new(self.lower_term(&args[1], Some(Base::Num))?),
+                Box::new(self.lower_term(&args[2], Some(Base::Num))?),
+            ),
+            "ord" => Expr::Ord(Box::new(self.lower_term(&args[0], None)?)),
+            "to_number" | "to_string" | "to_unsigned" | "to_float" => {
+                let from = self.inf.ty(&args[0], None)?.base;
+                let to = match name {
+                    "to_number" => Base::Num,
+                    "to_string" => Base::Sym,
+                    "to_unsigned" => Base::Uns,
+                    _ => Base::Flt,
+                };
+                let inner = self.lower_term(&args[0], Some(from))?;
+                if from == to {
+                    inner
+                } else {
+                    Expr::Conv(from, to, Box::new(inner))
+                }
+            }
+            "min" | "max" => {
+                let base = self.inf.ty(t, expect)?.base;
+                for a in args {
+                    lowered.push(self.lower_term(a, Some(base))?);
+                }
+                Expr::MinMax(name == "max", base, lowered)
+            }
+            _ => unreachable!(),
+        })
+    }
+
+    /// An aggregate whose target has base `base`: its body, target, and local variables.
+    fn lower_aggregate(&mut self, agg: &Aggregate, base: Base) -> Result<AggIr> {
+        let mut body = Vec::new();
+        for l in &agg.body {
+            body.push(self.lower_lit(l, true)?);
+        }
+        let target = match &agg.target {
+            Some(tg) => Some(self.lower_term(tg, Some(base))?),
+            None => None,
+        };
+        check_not_nested(agg)?;
+        let atoms = agg
+            .body
+            .iter()
+            .filter(|l| matches!(l, Literal::Pos(_)))
+            .count();
+        if atoms == 0 {
+            return Err(err_at(
+                &agg.loc,
+                "aggregate body must contain at least one relation atom",
+            ));
+        }
+        Ok(AggIr {
+            op: agg.op,
+            base: if agg.op == AggOp::Count {
+                Base::Num
+            } else {
+                base
+            },
+            target,
+            body,
+            single_atom: atoms == 1,
+            local_vars: self.local_vars(agg),
+        })
+    }
+
+    /// The aggregate's local variables: the named ones that scoping renamed with
+    /// this aggregate's suffix.
+    fn local_vars(&self, agg: &Aggregate) -> Vec<usize> {
+        let mut names = Vec::new();
+        for l in &agg.body {
+            for t in lit_terms(l) {
+                all_vars(t, &mut names);
+            }
+        }
+        let mut locals = Vec::new();
+        for n in names {
+            if n.contains('@') {
+                let s = self.inf.var_slots[&n];
+                if !locals.contains(&s) {
+                    locals.push(s);
+                }
+            }
+        }
+        locals
+    }
+}
+
+/// An integer literal, typed by its context: `number` unless `unsigned` or `float` is expected.
+fn number_const(n: i64, l: &Loc, expect: Option<Base>) -> Result<Expr> {
+    Ok(match expect {
+        Some(Base::Uns) => {
+            if n < 0 || n > u32::MAX as i64 {
+                return Err(err_at(l, format!("unsigned constant {n} is out of range")));
+            }
+            Expr::Const(n as u32)
+        }
+        Some(Base::Flt) => Expr::Const((n as f32).to_bits()),
+        _ => {
+            if n < i32::MIN as i64 || n > i32::MAX as i64 {
+                return Err(err_at(
+                    l,
+                    format!("number constant {n} does not fit in a 32-bit signed number"),
+                ));
+            }
+            Expr::Const(n as i32 as u32)
+        }
+    })
+}
+
+/// Aggregates may not nest: neither in the body nor in the target.
+fn check_not_nested(agg: &Aggregate) -> Result<()> {
+    for l in &agg.body {
+        for t in lit_terms(l) {
+            let mut nested = false;
+            visit_aggs(t, &mut nested);
+            if nested {
+                return Err(err_at(t.loc(), "nested aggregates are not supported"));
+            }
+        }
+    }
+    if let Some(tg) = &agg.target {
+        let mut nested = false;
+        visit_aggs(tg, &mut nested);
+        if nested {
+            return Err(err_at(tg.loc(), "nested aggregates are not supported"));
+        }
+    }
+    Ok(())
+}

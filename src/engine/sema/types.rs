@@ -1,0 +1,188 @@
+//! Types: the type environment built from `.type` declarations (subset
+//! types, unions, aliases), and the type of an expression during checking.
+
+use std::collections::{BTreeSet, HashMap};
+
+use anyhow::Result;
+
+use crate::engine::ast::{Source, TypeDef, err_at};
+use crate::engine::ir::Base;
+
+/// A type: its base and its denotation, the set of type atoms it covers (a
+/// primitive or subset type is an atom; a union covers its members' atoms).
+/// Subtyping is inclusion of denotations.
+#[derive(Clone, Debug)]
+pub struct TypeInfo {
+    pub base: Base,
+    pub den: BTreeSet<usize>,
+}
+
+/// The type environment: the four primitives (ids 0..4), then the declared types.
+pub struct Types {
+    pub names: HashMap<String, usize>,
+    pub info: Vec<TypeInfo>,
+    pub display: Vec<String>,
+}
+
+impl Types {
+    pub fn build(src: &Source) -> Result<Types> {
+        let prims = [
+            ("symbol", Base::Sym),
+            ("number", Base::Num),
+            ("unsigned", Base::Uns),
+            ("float", Base::Flt),
+        ];
+        let mut names = HashMap::new();
+        let mut display = Vec::new();
+        for (i, (n, _)) in prims.iter().enumerate() {
+            names.insert(n.to_string(), i);
+            display.push(n.to_string());
+        }
+        for t in &src.types {
+            if names.contains_key(&t.name) {
+                return Err(err_at(&t.loc, format!("Redefinition of type {}", t.name)));
+            }
+            names.insert(t.name.clone(), display.len());
+            display.push(t.name.clone());
+        }
+        let n = display.len();
+        // parent edges: child -> what it is a subset of / union members
+        let mut subset_of: Vec<Option<usize>> = vec![None; n];
+        let mut members: Vec<Vec<usize>> = vec![vec![]; n];
+        for (k, t) in src.types.iter().enumerate() {
+            let id = 4 + k;
+            let look = |name: &str| {
+                names
+                    .get(name)
+                    .copied()
+                    .ok_or_else(|| err_at(&t.loc, format!("Undefined type {name}")))
+            };
+            match &t.def {
+                TypeDef::Subset(p) => subset_of[id] = Some(look(p)?),
+                TypeDef::Union(ms) => {
+                    for m in ms {
+                        members[id].push(look(m)?);
+                    }
+                }
+            }
+        }
+        // denotation: own atom (for primitives and subset types) + subsets below + union members
+        let mut den: Vec<Option<BTreeSet<usize>>> = vec![None; n];
+        let mut base: Vec<Option<Base>> = vec![None; n];
+        for (i, (_, b)) in prims.iter().enumerate() {
+            base[i] = Some(*b);
+        }
+        fn compute(
+            t: usize,
+            subset_of: &[Option<usize>],
+            members: &[Vec<usize>],
+            den: &mut Vec<Option<BTreeSet<usize>>>,
+            visiting: &mut Vec<bool>,
+        ) -> Option<BTreeSet<usize>> {
+            if let Some(d) = &den[t] {
+                return Some(d.clone());
+            }
+            if visiting[t] {
+                return None;
+            }
+            visiting[t] = true;
+            let mut d = BTreeSet::new();
+            if members[t].is_empty() {
+                d.insert(t);
+            }
+            for m in &members[t] {
+                d.extend(compute(*m, subset_of, members, den, visiting)?);
+            }
+            for (c, p) in subset_of.iter().enumerate() {
+                if *p == Some(t) {
+                    d.extend(compute(c, subset_of, members, den, visiting)?);
+                }
+            }
+            visiting[t] = false;
+            den[t] = Some(d.clone());
+            Some(d)
+        }
+        #[allow(clippy::needless_range_loop)]
+        for t in 0..n {
+            let mut visiting = vec![false; n];
+            if compute(t, &subset_of, &members, &mut den, &mut visiting).is_none() {
+                return Err(err_at(
+                    &src.types[t - 4].loc,
+                    format!("cyclic type definition of {}", display[t]),
+                ));
+            }
+        }
+        fn base_of(
+            t: usize,
+            subset_of: &[Option<usize>],
+            members: &[Vec<usize>],
+            base: &mut Vec<Option<Base>>,
+            depth: usize,
+        ) -> Option<Base> {
+            if let Some(b) = base[t] {
+                return Some(b);
+            }
+            if depth > 1000 {
+                return None;
+            }
+            let b = if let Some(p) = subset_of[t] {
+                base_of(p, subset_of, members, base, depth + 1)
+            } else {
+                base_of(members[t][0], subset_of, members, base, depth + 1)
+            };
+            base[t] = b;
+            b
+        }
+        for t in 4..n {
+            let b = base_of(t, &subset_of, &members, &mut base, 0);
+            let decl = &src.types[t - 4];
+            let Some(b) = b else {
+                return Err(err_at(
+                    &decl.loc,
+                    format!("cyclic type definition of {}", display[t]),
+                ));
+            };
+            for m in &members[t] {
+                if base_of(*m, &subset_of, &members, &mut base, 0) != Some(b) {
+                    return Err(err_at(
+                        &decl.loc,
+                        format!(
+                            "Union type {} mixes base types ({} and {})",
+                            display[t], display[members[t][0]], display[*m]
+                        ),
+                    ));
+                }
+            }
+        }
+        let info = (0..n)
+            .map(|t| TypeInfo {
+                base: base[t].unwrap(),
+                den: den[t].clone().unwrap(),
+            })
+            .collect();
+        Ok(Types {
+            names,
+            info,
+            display,
+        })
+    }
+
+    /// The name of a denotation: the declared type with exactly these atoms, if
+    /// any, else the atoms' names joined by ` | `.
+    pub fn show_den(&self, d: &BTreeSet<usize>) -> String {
+        for (i, t) in self.info.iter().enumerate() {
+            if &t.den == d {
+                return self.display[i].clone();
+            }
+        }
+        let names: Vec<_> = d.iter().map(|i| self.display[*i].clone()).collect();
+        names.join(" | ")
+    }
+}
+
+/// Expression type: base plus, when known, the set of type atoms (None = any type of that base).
+#[derive(Clone, Debug)]
+pub struct ETy {
+    pub base: Base,
+    pub den: Option<BTreeSet<usize>>,
+}
