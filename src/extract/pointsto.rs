@@ -93,7 +93,9 @@ unsafe fn fixed_layout(t: LLVMTypeRef, depth: u32) -> bool {
                 (0..LLVMCountStructElementTypes(t))
                     .all(|i| fixed_layout(LLVMStructGetTypeAtIndex(t, i), depth + 1))
             }
-            LLVMArrayTypeKind | LLVMVectorTypeKind => fixed_layout(LLVMGetElementType(t), depth + 1),
+            LLVMArrayTypeKind | LLVMVectorTypeKind => {
+                fixed_layout(LLVMGetElementType(t), depth + 1)
+            }
             _ => true,
         }
     }
@@ -467,14 +469,24 @@ impl Worker<'_> {
                     for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
                         let at = offset.zip(self.pt_field_offset(t, i));
                         let at = at.map(|(o, f)| o + f as i64);
-                        self.pt_init_walk(LLVMGetOperand(c, i), &cid.child(b'.', i as usize), at, g);
+                        self.pt_init_walk(
+                            LLVMGetOperand(c, i),
+                            &cid.child(b'.', i as usize),
+                            at,
+                            g,
+                        );
                     }
                 }
                 LLVMConstantArrayValueKind | LLVMConstantVectorValueKind => {
                     let size = self.pt_alloc_size(LLVMGetElementType(t));
                     for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
                         let at = offset.zip(size).map(|(o, s)| o + i as i64 * s as i64);
-                        self.pt_init_walk(LLVMGetOperand(c, i), &cid.child(b'.', i as usize), at, g);
+                        self.pt_init_walk(
+                            LLVMGetOperand(c, i),
+                            &cid.child(b'.', i as usize),
+                            at,
+                            g,
+                        );
                     }
                 }
                 _ if is_empty_constant(c) => {}
@@ -575,8 +587,7 @@ impl Worker<'_> {
                     fact!(self.out, pt_copy, id, res(result), &ops[0]);
                     used.push(0);
                 }
-                LLVMPHI | LLVMSelect | LLVMInsertValue | LLVMInsertElement
-                | LLVMShuffleVector
+                LLVMPHI | LLVMSelect | LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector
                     if res_ptr =>
                 {
                     let r = res(result);
@@ -668,7 +679,8 @@ impl Worker<'_> {
                 kind = Callee::Asm;
             } else if !LLVMIsAFunction(callee).is_null() && LLVMGetIntrinsicID(callee) != 0 {
                 let n = name(callee);
-                let arg_ptr = |w: &mut Self, k: usize| k < nargs && w.pt_has_ptr(LLVMTypeOf(raw[k]));
+                let arg_ptr =
+                    |w: &mut Self, k: usize| k < nargs && w.pt_has_ptr(LLVMTypeOf(raw[k]));
                 if is_memcpy_like(n) && nargs >= 2 {
                     fact!(self.out, pt_memcpy, id, &ops[0], &ops[1]);
                     used.extend([0, 1]);
