@@ -251,6 +251,7 @@ impl Worker<'_> {
                 let var = self.locals[&p].clone();
                 self.variable(func, p, &var);
                 fact!(self.out, function_param, func, index as i32, &var);
+                self.pt_param(func, index, p, &var);
             }
 
             let mut index_in_func = 0usize;
@@ -327,9 +328,10 @@ impl Worker<'_> {
             fact!(self.out, instr, id, opcode_name(opcode));
             self.out.emit(opcode_rel(opcode), (id,));
 
-            if let Some(var) = self.locals.get(&instr).cloned() {
-                fact!(self.out, instr_result, id, &var);
-                self.variable(func, instr, &var);
+            let result = self.locals.get(&instr).cloned();
+            if let Some(var) = &result {
+                fact!(self.out, instr_result, id, var);
+                self.variable(func, instr, var);
             }
             if !LLVMInstructionGetDebugLoc(instr).is_null() {
                 let mut len = 0;
@@ -567,6 +569,7 @@ impl Worker<'_> {
                 }
                 LLVMUserOp1 | LLVMUserOp2 => {}
             }
+            self.pt_instruction(func, id, instr, opcode, &raw_ops, &ops, result.as_ref());
         }
     }
 

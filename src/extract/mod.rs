@@ -13,6 +13,7 @@ mod driver;
 mod globals;
 mod input;
 pub mod llvm;
+mod pointsto;
 mod types;
 
 use llvm::{PtrMap, PtrSet};
@@ -165,6 +166,7 @@ pub struct Worker<'m> {
     pub types: types::TypeNamer<'m>,
     locals: PtrMap<LLVMValueRef, Id>,
     blocks: PtrMap<LLVMBasicBlockRef, Id>,
+    pt: pointsto::PtState,
 }
 
 impl<'m> Worker<'m> {
@@ -175,6 +177,7 @@ impl<'m> Worker<'m> {
             types: types::TypeNamer::new(&m.raw_id),
             locals: PtrMap::default(),
             blocks: PtrMap::default(),
+            pt: Default::default(),
         }
     }
 }
