@@ -17,7 +17,7 @@ use llvm_sys::target::*;
 use super::Worker;
 use super::llvm::{PtrMap, name};
 use crate::fact;
-use crate::sink::{Id, num};
+use crate::facts::buf::{Id, num};
 
 /// Per-worker memo of type questions.
 #[derive(Default)]
