@@ -625,4 +625,51 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     "Other constants (dso_local_equivalent, no_cfi, ptrauth): LLVM's kind name for them."
     other_constant(constant: symbol, kind: symbol)
 }
+
+group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables and constant use sites whose type holds a pointer; objects are allocation sites; every constraint names its instruction (or global, for initializers)." {
+    "Pointer nodes: variables and constant use sites whose type holds a pointer; `func` is the function they occur in, or the global (alias) whose initializer (aliasee) holds them."
+    pt_node(node: symbol, func: symbol)
+    "Memory objects the extractor knows, by allocation site: kind `stack` (alloca instruction), `global` (global variable), `function`."
+    pt_object(obj: symbol, kind: symbol)
+    "Object sizes in bytes, when known and below 2^31 (alloca of a constant count, globals of a sized type)."
+    pt_object_size(obj: symbol, bytes: number)
+    "Nodes of struct, array or vector type (stored and loaded whole)."
+    pt_node_aggregate(node: symbol)
+    "Pointer leaves of a global's initializer at their byte offset in the global (-1 beyond 32 bits)."
+    pt_initializer(global: symbol, offset: number, node: symbol)
+    "`node = &obj` (offset 0): alloca, and global or function references at a use site."
+    pt_address_of(instr: symbol, node: symbol, obj: symbol)
+    "`to = from`: phi, select, casts, freeze, aggregate and vector operations, elements into aggregate constants, pass-through intrinsics."
+    pt_copy(instr: symbol, to: symbol, from: symbol)
+    "`to = base + offset` bytes: getelementptr with constant indices; `path` is the indices joined with `.`."
+    pt_field(instr: symbol, to: symbol, base: symbol, offset: number, path: symbol)
+    "getelementptr with a non-constant or vector index, or an offset beyond 32 bits: `to` points somewhere into what `base` points to."
+    pt_offset_unknown(instr: symbol, to: symbol, base: symbol)
+    "`to = *addr`: load of a pointer node, the old value of atomicrmw xchg and cmpxchg, masked loads and gathers."
+    pt_load(instr: symbol, to: symbol, addr: symbol)
+    "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters."
+    pt_store(instr: symbol, addr: symbol, value: symbol)
+    "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy."
+    pt_memcpy(instr: symbol, dst: symbol, src: symbol)
+    "A pointer node turned into an integer (ptrtoint, or an argument of inline asm): what it points to escapes."
+    pt_ptr_to_int(instr: symbol, node: symbol)
+    "A pointer node made from an integer or from nowhere the extractor can see (inttoptr, ifunc references, inline asm results)."
+    pt_int_to_ptr(instr: symbol, node: symbol)
+    "llvm.va_start(list) in variadic function `func`."
+    pt_va_start(instr: symbol, list: symbol, func: symbol)
+    "va_arg of a pointer node from `list`."
+    pt_va_arg(instr: symbol, to: symbol, list: symbol)
+    "Exception pads (landingpad, catchpad, cleanuppad): `to` receives the caught exception."
+    pt_exception(instr: symbol, to: symbol)
+    "Calls (call, invoke, callbr) other than inline asm and modelled intrinsics; `callee` is the callee operand's node."
+    pt_call(instr: symbol, callee: symbol)
+    "Pointer-node actual arguments of a call by index."
+    pt_call_arg(instr: symbol, index: number, node: symbol)
+    "The result of a call that returns a pointer node."
+    pt_call_result(instr: symbol, node: symbol)
+    "Pointer-node formal parameters of defined functions by index."
+    pt_param(func: symbol, index: number, node: symbol)
+    "`ret` of a pointer node in function `func`."
+    pt_return(instr: symbol, func: symbol, node: symbol)
+}
 }

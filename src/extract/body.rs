@@ -249,6 +249,7 @@ impl Worker<'_> {
                 let var = self.locals[&p].clone();
                 self.variable(func, p, &var);
                 fact!(self.out, function_param, func, index as i32, &var);
+                self.pt_param(func, index, p, &var);
             }
 
             let mut index_in_func = 0usize;
@@ -326,9 +327,10 @@ impl Worker<'_> {
             fact!(self.out, instr, id, op_name);
             self.out.emit(kind_rel, (id,));
 
-            if let Some(var) = self.locals.get(&instr).cloned() {
-                fact!(self.out, instr_result, id, &var);
-                self.variable(func, instr, &var);
+            let result = self.locals.get(&instr).cloned();
+            if let Some(var) = &result {
+                fact!(self.out, instr_result, id, var);
+                self.variable(func, instr, var);
             }
             if !LLVMInstructionGetDebugLoc(instr).is_null() {
                 let mut len = 0;
@@ -566,6 +568,7 @@ impl Worker<'_> {
                 }
                 LLVMUserOp1 | LLVMUserOp2 => {}
             }
+            self.pt_instruction(func, id, instr, opcode, &raw_ops, &ops, result.as_ref());
         }
     }
 

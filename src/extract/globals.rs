@@ -140,10 +140,12 @@ impl Worker<'_> {
                 fact!(self.out, global_var_comdat, id, c);
             }
             let init = LLVMGetInitializer(g);
-            if !init.is_null() {
+            let init_id = (!init.is_null()).then(|| {
                 let op = self.operand(init, Id::concat(&[id.as_bytes(), b"#init"]));
-                fact!(self.out, global_var_initializer, id, op);
-            }
+                fact!(self.out, global_var_initializer, id, &op);
+                op
+            });
+            self.pt_global_var(g, id, init_id.as_ref());
         }
     }
 
@@ -171,7 +173,8 @@ impl Worker<'_> {
                 LLVMAliasGetAliasee(a),
                 Id::concat(&[id.as_bytes(), b"#aliasee"]),
             );
-            fact!(self.out, alias_aliasee, id, op);
+            fact!(self.out, alias_aliasee, id, &op);
+            self.pt_alias(a, id, &op);
         }
     }
 
@@ -203,6 +206,7 @@ impl Worker<'_> {
             let id = &self.m.global_id(f).clone();
             let fname = name(f);
             fact!(self.out, function, id, &self.m.id);
+            self.pt_function(id);
             if llvm::is_declaration(f) {
                 fact!(self.out, function_declaration, id);
             } else {

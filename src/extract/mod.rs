@@ -11,6 +11,7 @@ mod body;
 mod constants;
 mod globals;
 pub mod llvm;
+mod pointsto;
 mod types;
 
 use llvm::{PtrMap, PtrSet};
@@ -162,6 +163,7 @@ pub struct Worker<'m> {
     pub types: types::TypeNamer<'m>,
     locals: PtrMap<LLVMValueRef, Id>,
     blocks: PtrMap<LLVMBasicBlockRef, Id>,
+    pt: pointsto::PtState,
 }
 
 impl<'m> Worker<'m> {
@@ -172,6 +174,7 @@ impl<'m> Worker<'m> {
             types: types::TypeNamer::new(&m.raw_id),
             locals: PtrMap::default(),
             blocks: PtrMap::default(),
+            pt: Default::default(),
         }
     }
 }

@@ -1,0 +1,765 @@
+//! Points-to constraints (relation group `pointsto`, contract in `docs/pointsto.md`).
+//!
+//! Nodes are the ids the other facts use: variables, and constants at their use site
+//! (`<site>#<operand>`, nested `.i`, exactly as `constants` names them). The per-function
+//! workers emit the constraints of each instruction right after its other facts; the
+//! coordinating thread emits objects, global initializers and aliasees. Data layout
+//! queries (sizes, field offsets) fill LLVM's struct layout cache, so they run under
+//! `ModuleCtx::context_lock` and are memoized per worker.
+
+use llvm_sys::LLVMOpcode::{self, *};
+use llvm_sys::LLVMTypeKind::*;
+use llvm_sys::LLVMValueKind::*;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::target::*;
+
+use super::Worker;
+use super::llvm::{PtrMap, name};
+use crate::fact;
+use crate::sink::{Id, num};
+
+/// Per-worker memo of type questions.
+#[derive(Default)]
+pub struct PtState {
+    has_ptr: PtrMap<LLVMTypeRef, bool>,
+    alloc_size: PtrMap<LLVMTypeRef, Option<u64>>,
+    field_offsets: PtrMap<LLVMTypeRef, Vec<u64>>,
+}
+
+/// What a call's callee is, for the constraints it gets.
+enum Callee {
+    /// Inline asm: its pointer arguments escape, its pointer result is unknown.
+    Asm,
+    /// An intrinsic with a model of its own, or one that does not touch pointers.
+    Modelled,
+    /// Anything else (including unmodelled intrinsics that touch pointers): `pt_call`.
+    Call,
+}
+
+/// Constants that point to nothing: skipped as aggregate elements and initializer leaves.
+unsafe fn is_empty_constant(v: LLVMValueRef) -> bool {
+    unsafe {
+        matches!(
+            LLVMGetValueKind(v),
+            LLVMConstantPointerNullValueKind
+                | LLVMUndefValueValueKind
+                | LLVMPoisonValueKind
+                | LLVMConstantAggregateZeroValueKind
+                | LLVMConstantDataArrayValueKind
+                | LLVMConstantDataVectorValueKind
+                | LLVMConstantIntValueKind
+                | LLVMConstantFPValueKind
+                | LLVMConstantTokenNoneValueKind
+                | LLVMConstantTargetNoneValueKind
+        )
+    }
+}
+
+/// A constant integer index as a signed value (none for wider than 64 bits or vectors).
+unsafe fn const_index(v: LLVMValueRef) -> Option<i64> {
+    unsafe {
+        (LLVMGetValueKind(v) == LLVMConstantIntValueKind
+            && LLVMGetIntTypeWidth(LLVMTypeOf(v)) <= 64)
+            .then(|| LLVMConstIntGetSExtValue(v))
+    }
+}
+
+fn is_aggregate_type(t: LLVMTypeRef) -> bool {
+    matches!(
+        unsafe { LLVMGetTypeKind(t) },
+        LLVMStructTypeKind | LLVMArrayTypeKind | LLVMVectorTypeKind | LLVMScalableVectorTypeKind
+    )
+}
+
+/// Types whose size the data layout can give without a scalable or opaque part.
+unsafe fn fixed_layout(t: LLVMTypeRef, depth: u32) -> bool {
+    unsafe {
+        if depth > 64 {
+            return false;
+        }
+        match LLVMGetTypeKind(t) {
+            LLVMScalableVectorTypeKind
+            | LLVMTargetExtTypeKind
+            | LLVMVoidTypeKind
+            | LLVMLabelTypeKind
+            | LLVMMetadataTypeKind
+            | LLVMTokenTypeKind
+            | LLVMFunctionTypeKind => false,
+            LLVMStructTypeKind => {
+                if LLVMIsOpaqueStruct(t) != 0 {
+                    return false;
+                }
+                (0..LLVMCountStructElementTypes(t))
+                    .all(|i| fixed_layout(LLVMStructGetTypeAtIndex(t, i), depth + 1))
+            }
+            LLVMArrayTypeKind | LLVMVectorTypeKind => {
+                fixed_layout(LLVMGetElementType(t), depth + 1)
+            }
+            _ => true,
+        }
+    }
+}
+
+/// Whether a function named `n` is an intrinsic whose effect on pointers is modelled here
+/// or that has none (its arguments are not stored anywhere and its result is not a pointer
+/// into memory the rules know about).
+fn no_pointer_effect(n: &[u8]) -> bool {
+    const PREFIXES: &[&[u8]] = &[
+        b"llvm.lifetime.",
+        b"llvm.invariant.start",
+        b"llvm.invariant.end",
+        b"llvm.memset.",
+        b"llvm.memset.inline.",
+        b"llvm.experimental.memset.pattern",
+        b"llvm.va_end",
+        b"llvm.objectsize.",
+        b"llvm.prefetch",
+        b"llvm.stackrestore",
+        b"llvm.var.annotation",
+        b"llvm.assume",
+        b"llvm.experimental.noalias.scope.decl",
+        b"llvm.dbg.",
+        b"llvm.is.constant.",
+        b"llvm.eh.typeid.for",
+        b"llvm.instrprof.",
+        b"llvm.pseudoprobe",
+        b"llvm.sideeffect",
+        b"llvm.donothing",
+        b"llvm.trap",
+        b"llvm.debugtrap",
+        b"llvm.ubsantrap",
+        b"llvm.clear_cache",
+        b"llvm.allow.",
+    ];
+    PREFIXES.iter().any(|p| n.starts_with(p))
+}
+
+fn is_memcpy_like(n: &[u8]) -> bool {
+    n.starts_with(b"llvm.memcpy.")
+        || n.starts_with(b"llvm.memmove.")
+        || n == b"llvm.va_copy"
+        || n.starts_with(b"llvm.va_copy.")
+}
+
+fn is_va_start(n: &[u8]) -> bool {
+    n == b"llvm.va_start" || n.starts_with(b"llvm.va_start.")
+}
+
+/// Intrinsics that return their first argument (a pointer), possibly with bits changed.
+fn is_pass_through(n: &[u8]) -> bool {
+    const PREFIXES: &[&[u8]] = &[
+        b"llvm.ptrmask.",
+        b"llvm.launder.invariant.group.",
+        b"llvm.strip.invariant.group.",
+        b"llvm.threadlocal.address.",
+        b"llvm.ssa.copy.",
+        b"llvm.expect.",
+        b"llvm.expect.with.probability.",
+        b"llvm.ptr.annotation.",
+    ];
+    PREFIXES.iter().any(|p| n.starts_with(p))
+}
+
+impl Worker<'_> {
+    /// Whether `t` holds a pointer anywhere (ptr, vectors of ptr, aggregates containing one).
+    pub(super) unsafe fn pt_has_ptr(&mut self, t: LLVMTypeRef) -> bool {
+        unsafe {
+            if let Some(&b) = self.pt.has_ptr.get(&t) {
+                return b;
+            }
+            let b = match LLVMGetTypeKind(t) {
+                LLVMPointerTypeKind => true,
+                LLVMArrayTypeKind | LLVMVectorTypeKind | LLVMScalableVectorTypeKind => {
+                    self.pt_has_ptr(LLVMGetElementType(t))
+                }
+                LLVMStructTypeKind => {
+                    let mut any = false;
+                    for i in 0..LLVMCountStructElementTypes(t) {
+                        if self.pt_has_ptr(LLVMStructGetTypeAtIndex(t, i)) {
+                            any = true;
+                            break;
+                        }
+                    }
+                    any
+                }
+                _ => false,
+            };
+            self.pt.has_ptr.insert(t, b);
+            b
+        }
+    }
+
+    unsafe fn layout(&self) -> LLVMTargetDataRef {
+        unsafe { LLVMGetModuleDataLayout(self.m.raw()) }
+    }
+
+    /// The alloc size of `t` (none for unsized or scalable types).
+    unsafe fn pt_alloc_size(&mut self, t: LLVMTypeRef) -> Option<u64> {
+        unsafe {
+            if let Some(&s) = self.pt.alloc_size.get(&t) {
+                return s;
+            }
+            let s = if fixed_layout(t, 0) {
+                let _guard = self
+                    .m
+                    .context_lock
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                (LLVMTypeIsSized(t) != 0).then(|| LLVMABISizeOfType(self.layout(), t))
+            } else {
+                None
+            };
+            self.pt.alloc_size.insert(t, s);
+            s
+        }
+    }
+
+    /// The byte offset of field `i` of struct `t` (`t` must have a fixed layout).
+    unsafe fn pt_field_offset(&mut self, t: LLVMTypeRef, i: u32) -> Option<u64> {
+        unsafe {
+            if !self.pt.field_offsets.contains_key(&t) {
+                if self.pt_alloc_size(t).is_none() {
+                    return None;
+                }
+                let _guard = self
+                    .m
+                    .context_lock
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                let layout = self.layout();
+                let offsets = (0..LLVMCountStructElementTypes(t))
+                    .map(|k| LLVMOffsetOfElement(layout, t, k))
+                    .collect();
+                self.pt.field_offsets.insert(t, offsets);
+            }
+            self.pt.field_offsets[&t].get(i as usize).copied()
+        }
+    }
+
+    /// `pt_node` (and `pt_node_aggregate`) for a node of type `t`.
+    unsafe fn pt_node(&mut self, node: &Id, func: &Id, t: LLVMTypeRef) {
+        fact!(self.out, pt_node, node, func);
+        if is_aggregate_type(t) {
+            fact!(self.out, pt_node_aggregate, node);
+        }
+    }
+
+    /// Byte offset and index path of a getelementptr with source element type `src` and
+    /// `indices`; none when an index is not a scalar constant or the offset exceeds i32.
+    unsafe fn pt_gep_offset(
+        &mut self,
+        src: LLVMTypeRef,
+        indices: &[LLVMValueRef],
+    ) -> Option<(i32, String)> {
+        unsafe {
+            let mut path = String::new();
+            let mut offset: i128 = 0;
+            let mut cur = src;
+            for (k, &ix) in indices.iter().enumerate() {
+                let c = const_index(ix)?;
+                if k > 0 {
+                    path.push('.');
+                }
+                path.push_str(&c.to_string());
+                if k == 0 {
+                    if c != 0 {
+                        offset += c as i128 * self.pt_alloc_size(cur)? as i128;
+                    }
+                    continue;
+                }
+                match LLVMGetTypeKind(cur) {
+                    LLVMStructTypeKind => {
+                        let field = u32::try_from(c).ok()?;
+                        if field >= LLVMCountStructElementTypes(cur) {
+                            return None;
+                        }
+                        offset += self.pt_field_offset(cur, field)? as i128;
+                        cur = LLVMStructGetTypeAtIndex(cur, field);
+                    }
+                    LLVMArrayTypeKind | LLVMVectorTypeKind => {
+                        cur = LLVMGetElementType(cur);
+                        if c != 0 {
+                            offset += c as i128 * self.pt_alloc_size(cur)? as i128;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            Some((i32::try_from(offset).ok()?, path))
+        }
+    }
+
+    /// `pt_field` or `pt_offset_unknown` for `to = gep base, indices`.
+    unsafe fn pt_gep(
+        &mut self,
+        site: &Id,
+        to: &Id,
+        base: &Id,
+        result_ty: LLVMTypeRef,
+        src: LLVMTypeRef,
+        indices: &[LLVMValueRef],
+    ) {
+        unsafe {
+            let scalar = LLVMGetTypeKind(result_ty) == LLVMPointerTypeKind;
+            match scalar.then(|| self.pt_gep_offset(src, indices)).flatten() {
+                Some((offset, path)) => fact!(self.out, pt_field, site, to, base, offset, path),
+                None => fact!(self.out, pt_offset_unknown, site, to, base),
+            }
+        }
+    }
+
+    /// Constraints of the constant `v` used with id `id` (an operand site, or an element of
+    /// one): its node when pointer-typed, and what it points to. `site` is the instruction
+    /// (or global, alias) the constant belongs to, `func` its function (or that global).
+    /// Non-pointer constants are walked only for the `ptrtoint`s inside them.
+    pub(super) unsafe fn pt_constant(&mut self, v: LLVMValueRef, id: &Id, site: &Id, func: &Id) {
+        unsafe {
+            let t = LLVMTypeOf(v);
+            let ptr = self.pt_has_ptr(t);
+            let kind = LLVMGetValueKind(v);
+            if !ptr
+                && !matches!(
+                    kind,
+                    LLVMConstantExprValueKind
+                        | LLVMConstantArrayValueKind
+                        | LLVMConstantStructValueKind
+                        | LLVMConstantVectorValueKind
+                )
+            {
+                return;
+            }
+            if ptr {
+                self.pt_node(id, func, t);
+            }
+            match kind {
+                LLVMGlobalVariableValueKind | LLVMFunctionValueKind => {
+                    let obj = self.m.global_id(v).clone();
+                    fact!(self.out, pt_address_of, site, id, obj);
+                }
+                LLVMGlobalAliasValueKind => self.pt_alias_ref(v, id, site),
+                LLVMGlobalIFuncValueKind => fact!(self.out, pt_int_to_ptr, site, id),
+                LLVMBlockAddressValueKind => {
+                    let obj = self.m.global_id(LLVMGetBlockAddressFunction(v)).clone();
+                    fact!(self.out, pt_address_of, site, id, obj);
+                }
+                LLVMConstantArrayValueKind
+                | LLVMConstantStructValueKind
+                | LLVMConstantVectorValueKind => {
+                    for i in 0..LLVMGetNumOperands(v).max(0) as u32 {
+                        let e = LLVMGetOperand(v, i);
+                        let eid = id.child(b'.', i as usize);
+                        self.pt_constant(e, &eid, site, func);
+                        if ptr && !is_empty_constant(e) && self.pt_has_ptr(LLVMTypeOf(e)) {
+                            fact!(self.out, pt_copy, site, id, &eid);
+                        }
+                    }
+                }
+                LLVMConstantExprValueKind => self.pt_constant_expr(v, id, site, func, ptr),
+                LLVMConstantPointerNullValueKind
+                | LLVMUndefValueValueKind
+                | LLVMPoisonValueKind
+                | LLVMConstantAggregateZeroValueKind
+                | LLVMConstantTargetNoneValueKind => {}
+                _ => {
+                    // dso_local_equivalent / no_cfi / ptrauth wrap a global; anything else
+                    // pointer-typed is unknown to the analysis.
+                    let inner = if LLVMGetNumOperands(v) > 0 {
+                        LLVMGetOperand(v, 0)
+                    } else {
+                        std::ptr::null_mut()
+                    };
+                    let target = !inner.is_null()
+                        && matches!(
+                            LLVMGetValueKind(inner),
+                            LLVMGlobalVariableValueKind | LLVMFunctionValueKind
+                        );
+                    if target {
+                        let obj = self.m.global_id(inner).clone();
+                        fact!(self.out, pt_address_of, site, id, obj);
+                    } else if ptr {
+                        fact!(self.out, pt_int_to_ptr, site, id);
+                    }
+                }
+            }
+        }
+    }
+
+    unsafe fn pt_constant_expr(
+        &mut self,
+        v: LLVMValueRef,
+        id: &Id,
+        site: &Id,
+        func: &Id,
+        ptr: bool,
+    ) {
+        unsafe {
+            let opcode = LLVMGetConstOpcode(v);
+            let n = LLVMGetNumOperands(v).max(0) as u32;
+            let ops: Vec<LLVMValueRef> = (0..n).map(|i| LLVMGetOperand(v, i)).collect();
+            let ids: Vec<Id> = (0..n as usize).map(|i| id.child(b'.', i)).collect();
+            for (op, oid) in ops.iter().zip(&ids) {
+                self.pt_constant(*op, oid, site, func);
+            }
+            match opcode {
+                LLVMGetElementPtr => {
+                    let src = LLVMGetGEPSourceElementType(v);
+                    self.pt_gep(site, id, &ids[0], LLVMTypeOf(v), src, &ops[1..]);
+                }
+                LLVMBitCast | LLVMAddrSpaceCast if ptr => {
+                    fact!(self.out, pt_copy, site, id, &ids[0]);
+                }
+                LLVMPtrToInt => fact!(self.out, pt_ptr_to_int, site, &ids[0]),
+                LLVMIntToPtr => fact!(self.out, pt_int_to_ptr, site, id),
+                LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector if ptr => {
+                    for (op, oid) in ops.iter().zip(&ids) {
+                        if self.pt_has_ptr(LLVMTypeOf(*op)) && !is_empty_constant(*op) {
+                            fact!(self.out, pt_copy, site, id, oid);
+                        }
+                    }
+                }
+                _ if ptr => fact!(self.out, pt_int_to_ptr, site, id),
+                _ => {}
+            }
+        }
+    }
+
+    /// A reference to alias `a` at `id`: the address of the aliasee's object when the alias
+    /// (through alias chains) names a global object, else a copy of the aliasee's node
+    /// (`mod:@a#aliasee`, whose constraints the alias itself carries).
+    unsafe fn pt_alias_ref(&mut self, a: LLVMValueRef, id: &Id, site: &Id) {
+        unsafe {
+            let mut cur = a;
+            for _ in 0..64 {
+                let target = LLVMAliasGetAliasee(cur);
+                match LLVMGetValueKind(target) {
+                    LLVMGlobalAliasValueKind => cur = target,
+                    LLVMGlobalVariableValueKind | LLVMFunctionValueKind => {
+                        let obj = self.m.global_id(target).clone();
+                        fact!(self.out, pt_address_of, site, id, obj);
+                        return;
+                    }
+                    _ => break,
+                }
+            }
+            let from = Id::concat(&[self.m.global_id(cur).as_bytes(), b"#aliasee"]);
+            fact!(self.out, pt_copy, site, id, from);
+        }
+    }
+
+    /// Coordinating thread: the object of a global variable and its initializer's pointer
+    /// leaves, by byte offset.
+    pub(super) unsafe fn pt_global_var(&mut self, g: LLVMValueRef, id: &Id, init_id: Option<&Id>) {
+        unsafe {
+            fact!(self.out, pt_object, id, "global");
+            if let Some(n) = self.pt_alloc_size(LLVMGlobalGetValueType(g)).and_then(num) {
+                fact!(self.out, pt_object_size, id, n);
+            }
+            if let Some(init_id) = init_id {
+                self.pt_init_walk(LLVMGetInitializer(g), init_id, Some(0), id);
+            }
+        }
+    }
+
+    unsafe fn pt_init_walk(&mut self, c: LLVMValueRef, cid: &Id, offset: Option<i64>, g: &Id) {
+        unsafe {
+            let t = LLVMTypeOf(c);
+            match LLVMGetValueKind(c) {
+                LLVMConstantStructValueKind => {
+                    for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
+                        let at = offset.zip(self.pt_field_offset(t, i));
+                        let at = at.map(|(o, f)| o + f as i64);
+                        self.pt_init_walk(
+                            LLVMGetOperand(c, i),
+                            &cid.child(b'.', i as usize),
+                            at,
+                            g,
+                        );
+                    }
+                }
+                LLVMConstantArrayValueKind | LLVMConstantVectorValueKind => {
+                    let size = self.pt_alloc_size(LLVMGetElementType(t));
+                    for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
+                        let at = offset.zip(size).map(|(o, s)| o + i as i64 * s as i64);
+                        self.pt_init_walk(
+                            LLVMGetOperand(c, i),
+                            &cid.child(b'.', i as usize),
+                            at,
+                            g,
+                        );
+                    }
+                }
+                _ if is_empty_constant(c) => {}
+                _ => {
+                    if self.pt_has_ptr(t) {
+                        let at = offset.and_then(num).unwrap_or(-1);
+                        fact!(self.out, pt_initializer, g, at, cid);
+                    }
+                    self.pt_constant(c, cid, g, g);
+                }
+            }
+        }
+    }
+
+    /// Coordinating thread: the aliasee's node carries its constraints, site the alias.
+    pub(super) unsafe fn pt_alias(&mut self, a: LLVMValueRef, id: &Id, aliasee_id: &Id) {
+        unsafe { self.pt_constant(LLVMAliasGetAliasee(a), aliasee_id, id, id) }
+    }
+
+    /// Coordinating thread: every function is an object.
+    pub(super) fn pt_function(&mut self, id: &Id) {
+        fact!(self.out, pt_object, id, "function");
+    }
+
+    /// Pointer parameters of a definition.
+    pub(super) unsafe fn pt_param(&mut self, func: &Id, index: usize, p: LLVMValueRef, var: &Id) {
+        unsafe {
+            let t = LLVMTypeOf(p);
+            if self.pt_has_ptr(t) {
+                self.pt_node(var, func, t);
+                fact!(self.out, pt_param, func, index as i32, var);
+            }
+        }
+    }
+
+    /// The constraints of one instruction. `ops` are the operand ids (`raw` the values),
+    /// `result` the instruction's variable, if any.
+    pub(super) unsafe fn pt_instruction(
+        &mut self,
+        func: &Id,
+        id: &Id,
+        instr: LLVMValueRef,
+        opcode: LLVMOpcode,
+        raw: &[LLVMValueRef],
+        ops: &[Id],
+        result: Option<&Id>,
+    ) {
+        unsafe {
+            let rt = LLVMTypeOf(instr);
+            let res_ptr = result.is_some() && self.pt_has_ptr(rt);
+            let is_pad = matches!(opcode, LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad);
+            if let Some(r) = result {
+                if res_ptr || is_pad {
+                    self.pt_node(r, func, rt);
+                }
+            }
+            let res = |r: Option<&Id>| r.cloned().unwrap_or_else(|| id.clone());
+            // Operand positions the constraints below name: their constants get walked.
+            let mut used: Vec<usize> = Vec::new();
+            let ptr_op = |w: &mut Self, k: usize| -> bool { w.pt_has_ptr(LLVMTypeOf(raw[k])) };
+            match opcode {
+                LLVMAlloca => {
+                    let r = res(result);
+                    fact!(self.out, pt_object, id, "stack");
+                    fact!(self.out, pt_address_of, id, &r, id);
+                    let count = const_index(raw[0]).and_then(|c| u64::try_from(c).ok());
+                    let size = self.pt_alloc_size(LLVMGetAllocatedType(instr));
+                    if let Some(bytes) = count
+                        .zip(size)
+                        .and_then(|(c, s)| c.checked_mul(s))
+                        .and_then(num)
+                    {
+                        fact!(self.out, pt_object_size, id, bytes);
+                    }
+                }
+                LLVMLoad if res_ptr => {
+                    fact!(self.out, pt_load, id, res(result), &ops[0]);
+                    used.push(0);
+                }
+                LLVMStore if ptr_op(self, 0) => {
+                    fact!(self.out, pt_store, id, &ops[1], &ops[0]);
+                    used.extend([0, 1]);
+                }
+                LLVMGetElementPtr => {
+                    let src = LLVMGetGEPSourceElementType(instr);
+                    self.pt_gep(id, &res(result), &ops[0], rt, src, &raw[1..]);
+                    used.push(0);
+                }
+                LLVMPtrToInt if ptr_op(self, 0) => {
+                    fact!(self.out, pt_ptr_to_int, id, &ops[0]);
+                    used.push(0);
+                }
+                LLVMIntToPtr => fact!(self.out, pt_int_to_ptr, id, res(result)),
+                LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze | LLVMExtractValue
+                | LLVMExtractElement
+                    if res_ptr =>
+                {
+                    fact!(self.out, pt_copy, id, res(result), &ops[0]);
+                    used.push(0);
+                }
+                LLVMPHI | LLVMSelect | LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector
+                    if res_ptr =>
+                {
+                    let r = res(result);
+                    let sources: Vec<usize> = match opcode {
+                        LLVMPHI => (0..LLVMCountIncoming(instr) as usize).collect(),
+                        LLVMSelect => vec![1, 2],
+                        _ => vec![0, 1],
+                    };
+                    let mut seen: Vec<&Id> = Vec::new();
+                    for k in sources {
+                        if !ptr_op(self, k) || seen.contains(&&ops[k]) {
+                            continue;
+                        }
+                        seen.push(&ops[k]);
+                        fact!(self.out, pt_copy, id, &r, &ops[k]);
+                        used.push(k);
+                    }
+                }
+                LLVMRet if !ops.is_empty() && ptr_op(self, 0) => {
+                    fact!(self.out, pt_return, id, func, &ops[0]);
+                    used.push(0);
+                }
+                LLVMVAArg if res_ptr => {
+                    fact!(self.out, pt_va_arg, id, res(result), &ops[0]);
+                    used.push(0);
+                }
+                LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad => {
+                    fact!(self.out, pt_exception, id, res(result));
+                }
+                LLVMAtomicRMW
+                    if LLVMGetAtomicRMWBinOp(instr)
+                        == llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpXchg
+                        && ptr_op(self, 1) =>
+                {
+                    fact!(self.out, pt_load, id, res(result), &ops[0]);
+                    fact!(self.out, pt_store, id, &ops[0], &ops[1]);
+                    used.extend([0, 1]);
+                }
+                LLVMAtomicCmpXchg if ptr_op(self, 2) => {
+                    fact!(self.out, pt_load, id, res(result), &ops[0]);
+                    fact!(self.out, pt_store, id, &ops[0], &ops[2]);
+                    used.extend([0, 2]);
+                }
+                LLVMCall | LLVMInvoke | LLVMCallBr => {
+                    self.pt_call(func, id, instr, raw, ops, result, res_ptr, &mut used);
+                }
+                _ => {}
+            }
+            used.sort_unstable();
+            used.dedup();
+            // Constants in the named positions, plus constant expressions and aggregates
+            // anywhere (for the ptrtoint inside them and the pointers they compute).
+            for (k, &v) in raw.iter().enumerate() {
+                if LLVMIsAConstant(v).is_null() {
+                    continue;
+                }
+                let walk = used.binary_search(&k).is_ok()
+                    || matches!(
+                        LLVMGetValueKind(v),
+                        LLVMConstantExprValueKind
+                            | LLVMConstantArrayValueKind
+                            | LLVMConstantStructValueKind
+                            | LLVMConstantVectorValueKind
+                    );
+                if walk {
+                    self.pt_constant(v, &ops[k], id, func);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn pt_call(
+        &mut self,
+        func: &Id,
+        id: &Id,
+        instr: LLVMValueRef,
+        raw: &[LLVMValueRef],
+        ops: &[Id],
+        result: Option<&Id>,
+        res_ptr: bool,
+        used: &mut Vec<usize>,
+    ) {
+        unsafe {
+            let callee = LLVMGetCalledValue(instr);
+            let nargs = LLVMGetNumArgOperands(instr) as usize;
+            let mut kind = Callee::Call;
+            if !LLVMIsAInlineAsm(callee).is_null() {
+                kind = Callee::Asm;
+            } else if !LLVMIsAFunction(callee).is_null() && LLVMGetIntrinsicID(callee) != 0 {
+                let n = name(callee);
+                let arg_ptr =
+                    |w: &mut Self, k: usize| k < nargs && w.pt_has_ptr(LLVMTypeOf(raw[k]));
+                if is_memcpy_like(n) && nargs >= 2 {
+                    fact!(self.out, pt_memcpy, id, &ops[0], &ops[1]);
+                    used.extend([0, 1]);
+                    kind = Callee::Modelled;
+                } else if is_va_start(n) && nargs >= 1 {
+                    fact!(self.out, pt_va_start, id, &ops[0], func);
+                    used.push(0);
+                    kind = Callee::Modelled;
+                } else if is_pass_through(n) && nargs >= 1 {
+                    if res_ptr && arg_ptr(self, 0) {
+                        fact!(self.out, pt_copy, id, result.unwrap(), &ops[0]);
+                        used.push(0);
+                    }
+                    kind = Callee::Modelled;
+                } else if (n.starts_with(b"llvm.masked.load.")
+                    || n.starts_with(b"llvm.masked.gather.")
+                    || n.starts_with(b"llvm.masked.expandload."))
+                    && nargs >= 1
+                {
+                    if res_ptr {
+                        let r = result.unwrap();
+                        fact!(self.out, pt_load, id, r, &ops[0]);
+                        used.push(0);
+                        // The pass-through operand (last) fills masked-off lanes.
+                        let last = nargs - 1;
+                        if last > 0 && arg_ptr(self, last) {
+                            fact!(self.out, pt_copy, id, r, &ops[last]);
+                            used.push(last);
+                        }
+                    }
+                    kind = Callee::Modelled;
+                } else if (n.starts_with(b"llvm.masked.store.")
+                    || n.starts_with(b"llvm.masked.scatter.")
+                    || n.starts_with(b"llvm.masked.compressstore."))
+                    && nargs >= 2
+                {
+                    if arg_ptr(self, 0) {
+                        fact!(self.out, pt_store, id, &ops[1], &ops[0]);
+                        used.extend([0, 1]);
+                    }
+                    kind = Callee::Modelled;
+                } else if no_pointer_effect(n) {
+                    kind = Callee::Modelled;
+                } else {
+                    // Unmodelled intrinsics that touch no pointer need nothing.
+                    let touches = res_ptr || (0..nargs).any(|k| arg_ptr(self, k));
+                    if !touches {
+                        kind = Callee::Modelled;
+                    }
+                }
+            }
+            match kind {
+                Callee::Modelled => {}
+                Callee::Asm => {
+                    for k in 0..nargs {
+                        if self.pt_has_ptr(LLVMTypeOf(raw[k])) {
+                            fact!(self.out, pt_ptr_to_int, id, &ops[k]);
+                            used.push(k);
+                        }
+                    }
+                    if res_ptr {
+                        fact!(self.out, pt_int_to_ptr, id, result.unwrap());
+                    }
+                }
+                Callee::Call => {
+                    let last = ops.len() - 1;
+                    fact!(self.out, pt_call, id, &ops[last]);
+                    used.push(last);
+                    for k in 0..nargs {
+                        if self.pt_has_ptr(LLVMTypeOf(raw[k])) {
+                            fact!(self.out, pt_call_arg, id, k as i32, &ops[k]);
+                            used.push(k);
+                        }
+                    }
+                    if res_ptr {
+                        fact!(self.out, pt_call_result, id, result.unwrap());
+                    }
+                }
+            }
+        }
+    }
+}
