@@ -20,6 +20,11 @@ const RULE_FILES: &[(&str, &str)] = &[
         "rules/wellformed.dl",
         include_str!("../../rules/wellformed.dl"),
     ),
+    ("rules/andersen.dl", include_str!("../../rules/andersen.dl")),
+    (
+        "rules/lib/models.dl",
+        include_str!("../../rules/lib/models.dl"),
+    ),
 ];
 
 /// A rule program: built in (by repository path) or a user's file.
