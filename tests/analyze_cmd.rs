@@ -1,0 +1,248 @@
+//! `llfacts analyze` and `llfacts alias` through the binary: the summary, the output
+//! relations, the DOT call graph, and alias assertions placed in C code
+//! (`fixtures/pointsto/alias_assertions.c`), each answered as the assertion says, at -O0 and
+//! after mem2reg.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+fn fixture() -> PathBuf {
+    repo().join("fixtures/pointsto/alias_assertions.c")
+}
+
+/// The fixture at -O0 (`mem2reg == false`) or at -O0 without optnone plus mem2reg.
+fn build(dir: &Path, mem2reg: bool) -> PathBuf {
+    let bc = dir.join("a.bc");
+    if !mem2reg {
+        compile(&fixture(), &bc, &["-O0", "-fno-discard-value-names"]);
+        return bc;
+    }
+    let pre = dir.join("pre.bc");
+    compile(
+        &fixture(),
+        &pre,
+        &["-O0", "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone"],
+    );
+    let ok = Command::new(clang().with_file_name("opt"))
+        .args(["-passes=mem2reg"])
+        .arg(&pre)
+        .arg("-o")
+        .arg(&bc)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "opt-19 failed");
+    bc
+}
+
+fn rows(dir: &Path, rel: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(dir.join(format!("{rel}.facts"))).unwrap();
+    text.lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+/// Every MAYALIAS/NOALIAS call as (expected answer, `FUNCTION VALUE1 VALUE2`).
+fn assertions(bc: &Path, dir: &Path) -> Vec<(&'static str, String)> {
+    let facts = dir.join("facts");
+    extract_ok(&[bc.to_path_buf()], &facts, &["-q"]);
+    let name = |rel: &str| -> HashMap<String, String> {
+        rows(&facts, rel)
+            .into_iter()
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect()
+    };
+    let (fn_name, var_name) = (name("function_name"), name("variable_name"));
+    let global_of = name("global_ref_constant");
+    let global_name = name("global_var_name");
+    let instr_fn = name("instr_function");
+    let mut args: HashMap<String, Vec<String>> = HashMap::new();
+    for r in rows(&facts, "call_arg") {
+        let slot = args.entry(r[0].clone()).or_default();
+        let i: usize = r[1].parse().unwrap();
+        slot.resize(slot.len().max(i + 1), String::new());
+        slot[i] = r[2].clone();
+    }
+    // An argument as `.ll` names it: a variable's IR name, or `@g` for a global reference.
+    let value = |operand: &String| match var_name.get(operand) {
+        Some(v) => v.clone(),
+        None => format!("@{}", global_name[&global_of[operand]]),
+    };
+    let mut out = Vec::new();
+    for r in rows(&facts, "call_direct") {
+        let expect = match fn_name[&r[1]].as_str() {
+            "MAYALIAS" => "may-alias",
+            "NOALIAS" => "no-alias",
+            _ => continue,
+        };
+        let func = &fn_name[&instr_fn[&r[0]]];
+        let (a, b) = (value(&args[&r[0]][0]), value(&args[&r[0]][1]));
+        out.push((expect, format!("{func} {a} {b}")));
+    }
+    out.sort();
+    out
+}
+
+fn alias_queries(dir: &Path, bc: &Path, queries: &[(&str, String)]) -> Vec<String> {
+    let file = dir.join("queries.txt");
+    let text: String = queries.iter().map(|(_, q)| format!("{q}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let o = llfacts()
+        .args(["alias", "--engine", "builtin"])
+        .arg(bc)
+        .arg("--queries")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_alias_assertion_is_answered_right() {
+    for mem2reg in [false, true] {
+        let dir = scratch(&format!("alias-asserts-{mem2reg}"));
+        let bc = build(&dir, mem2reg);
+        let queries = assertions(&bc, &dir);
+        assert_eq!(queries.len(), 16, "assertions found: {queries:?}");
+        let answers = alias_queries(&dir, &bc, &queries);
+        assert_eq!(answers.len(), queries.len());
+        let wrong: Vec<String> = queries
+            .iter()
+            .zip(&answers)
+            .filter(|((expect, _), got)| expect != got)
+            .map(|((expect, q), got)| format!("{q}: expected {expect}, got {got}"))
+            .collect();
+        assert!(wrong.is_empty(), "mem2reg={mem2reg}: {wrong:#?}");
+    }
+}
+
+#[test]
+fn one_query_prints_exactly_the_answer() {
+    let dir = scratch("alias-one");
+    let bc = build(&dir, true);
+    for (args, expect) in [
+        (["main", "%x", "%x"], "may-alias\n"),
+        (["main", "%x", "%y"], "no-alias\n"),
+        (["main", "%a", "%b"], "no-alias\n"),
+        (["main", "@gx", "%x"], "no-alias\n"),
+    ] {
+        let o = llfacts()
+            .args(["alias", "--engine", "builtin"])
+            .arg(&bc)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), expect, "{args:?}");
+    }
+}
+
+#[test]
+fn unknown_names_are_one_line_errors() {
+    let dir = scratch("alias-errors");
+    let bc = build(&dir, true);
+    for (args, needle) in [
+        (["main", "%nope", "%x"], "no value `%nope` in function `main`"),
+        (["nofunc", "%x", "%x"], "no defined function `nofunc`"),
+        (["main", "@nothing", "%x"], "no global `@nothing`"),
+        (["main", "x", "%x"], "not a value name"),
+    ] {
+        let o = llfacts()
+            .args(["alias", "--engine", "builtin"])
+            .arg(&bc)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn analyze_reports_writes_relations_and_draws_the_call_graph() {
+    let dir = scratch("analyze-cmd");
+    let bc = build(&dir, true);
+    let out = dir.join("out");
+    let dot = dir.join("cg.dot");
+    let o = llfacts()
+        .args(["analyze", "--engine", "builtin", "--format", "json"])
+        .arg(&bc)
+        .arg("-o")
+        .arg(&out)
+        .arg("--callgraph-dot")
+        .arg(&dot)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // One indirect call (`fp(...)`), resolved to both callees.
+    assert_eq!(summary["indirect_calls"], 1, "{summary}");
+    assert_eq!(summary["indirect_calls_resolved"], 1, "{summary}");
+    assert_eq!(summary["indirect_calls_unresolved"], 0, "{summary}");
+    assert_eq!(summary["analysis"], "andersen");
+    assert!(summary["max_points_to"].as_u64().unwrap() >= 2, "{summary}");
+    // main, xmalloc, callee_f, callee_g and the declared malloc, abort, MAYALIAS, NOALIAS.
+    assert_eq!(summary["reachable_functions"], 8, "{summary}");
+
+    for rel in [
+        "var_points_to",
+        "var_points_to_field",
+        "obj_points_to",
+        "field_points_to",
+        "call_graph_edge",
+        "reachable_function",
+    ] {
+        assert!(out.join(format!("{rel}.csv")).is_file(), "{rel}.csv");
+    }
+    let reachable = std::fs::read_to_string(out.join("reachable_function.csv")).unwrap();
+    assert!(reachable.lines().any(|l| l == "a:@callee_g"), "{reachable}");
+    // `%x` in main points to the alloca of x at offset 0.
+    let pts = std::fs::read_to_string(out.join("var_points_to_field.csv")).unwrap();
+    assert!(
+        pts.lines().any(|l| l.starts_with("a:@main:%x\t") && l.ends_with("\t0")),
+        "{pts}"
+    );
+
+    let dot = std::fs::read_to_string(&dot).unwrap();
+    assert!(dot.starts_with("digraph callgraph {"), "{dot}");
+    assert!(dot.contains("\"main\" -> \"callee_f\" [style=dashed];"), "{dot}");
+    assert!(dot.contains("\"main\" -> \"callee_g\" [style=dashed];"), "{dot}");
+    assert!(dot.contains("\"main\" -> \"xmalloc\";"), "{dot}");
+    assert!(dot.contains("\"xmalloc\" -> \"malloc\";"), "{dot}");
+}
+
+#[test]
+fn analyze_text_summary_and_bad_input() {
+    let dir = scratch("analyze-text");
+    let bc = build(&dir, false);
+    let o = llfacts()
+        .args(["analyze", "--engine", "builtin"])
+        .arg(&bc)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("andersen: "), "{text}");
+    assert!(text.contains("1 of 1 indirect calls resolved"), "{text}");
+
+    let missing = dir.join("missing.bc");
+    let o = llfacts().arg("analyze").arg(&missing).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("missing.bc"), "{err}");
+}
