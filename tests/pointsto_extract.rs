@@ -572,6 +572,18 @@ fn ir_fixture() {
         ],
     );
 
+    // A relative lookup table: the addresses escape as integers, llvm.load.relative
+    // rebuilds a pointer from them.
+    let leaf = "pointsto:@rel#init.0.0.0.0";
+    f.assert_has("pt_ptr_to_int", &["pointsto:@rel", leaf]);
+    f.assert_has("pt_address_of", &["pointsto:@rel", leaf, "pointsto:@y"]);
+    assert!(f.lookup("pt_initializer", "pointsto:@rel", 2).is_empty());
+    f.assert_has(
+        "pt_int_to_ptr",
+        &["pointsto:@relative:%0:0", "pointsto:@relative:%p"],
+    );
+    assert!(f.lookup("pt_call", "pointsto:@relative:%0:0", 1).is_empty());
+
     // Atomics on pointers.
     let a = "pointsto:@atomics";
     f.assert_has(
