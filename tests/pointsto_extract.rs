@@ -99,6 +99,12 @@ fn assert_id_closure(f: &Facts) {
             "pt_node {n} is neither variable nor constant"
         );
     }
+    for row in f.rows("pt_node").iter() {
+        assert!(
+            globals.contains(&row[1]),
+            "pt_node {row:?}: not in a function or global"
+        );
+    }
     for n in set("pt_node_aggregate") {
         assert!(nodes.contains(&n), "pt_node_aggregate {n} is not a node");
     }
