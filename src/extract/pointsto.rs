@@ -727,6 +727,13 @@ impl Worker<'_> {
                         used.extend([0, 1]);
                     }
                     kind = Callee::Modelled;
+                } else if n.starts_with(b"llvm.load.relative.") {
+                    // `table + *(i32 *)(table + offset)`: a pointer rebuilt from integers
+                    // (the relative table's entries are ptrtoint constant expressions).
+                    if res_ptr {
+                        fact!(self.out, pt_int_to_ptr, id, result.unwrap());
+                    }
+                    kind = Callee::Modelled;
                 } else if no_pointer_effect(n) {
                     kind = Callee::Modelled;
                 } else {
