@@ -127,7 +127,11 @@ impl Worker<'_> {
                     let f = LLVMGetBlockAddressFunction(v);
                     let bb = LLVMGetBlockAddressBasicBlock(v);
                     let func = self.m.global_id(f).clone();
-                    let block = super::body::Numbering::of(&func, f).blocks[&bb].clone();
+                    let block = self
+                        .blockaddress_blocks
+                        .entry(f)
+                        .or_insert_with(|| super::body::Numbering::of(&func, f).blocks)[&bb]
+                        .clone();
                     fact!(self.out, blockaddress_constant, id, func, block);
                 }
                 LLVMConstantExprValueKind => {

@@ -166,6 +166,9 @@ pub struct Worker<'m> {
     pub types: types::TypeNamer<'m>,
     locals: PtrMap<LLVMValueRef, Id>,
     blocks: PtrMap<LLVMBasicBlockRef, Id>,
+    /// Block ids of functions that `blockaddress` constants name, numbered once each
+    /// (a computed-goto table names one function's blocks many times).
+    blockaddress_blocks: PtrMap<LLVMValueRef, PtrMap<LLVMBasicBlockRef, Id>>,
     pt: pointsto::PtState,
 }
 
@@ -177,6 +180,7 @@ impl<'m> Worker<'m> {
             types: types::TypeNamer::new(&m.raw_id),
             locals: PtrMap::default(),
             blocks: PtrMap::default(),
+            blockaddress_blocks: PtrMap::default(),
             pt: Default::default(),
         }
     }
