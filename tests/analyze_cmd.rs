@@ -26,7 +26,12 @@ fn build(dir: &Path, mem2reg: bool) -> PathBuf {
     compile(
         &fixture(),
         &pre,
-        &["-O0", "-fno-discard-value-names", "-Xclang", "-disable-O0-optnone"],
+        &[
+            "-O0",
+            "-fno-discard-value-names",
+            "-Xclang",
+            "-disable-O0-optnone",
+        ],
     );
     let ok = Command::new(clang().with_file_name("opt"))
         .args(["-passes=mem2reg"])
@@ -100,7 +105,11 @@ fn alias_queries(dir: &Path, bc: &Path, queries: &[(&str, String)]) -> Vec<Strin
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8(o.stdout)
         .unwrap()
         .lines()
@@ -153,7 +162,10 @@ fn unknown_names_are_one_line_errors() {
     let dir = scratch("alias-errors");
     let bc = build(&dir, true);
     for (args, needle) in [
-        (["main", "%nope", "%x"], "no value `%nope` in function `main`"),
+        (
+            ["main", "%nope", "%x"],
+            "no value `%nope` in function `main`",
+        ),
         (["nofunc", "%x", "%x"], "no defined function `nofunc`"),
         (["main", "@nothing", "%x"], "no global `@nothing`"),
         (["main", "x", "%x"], "not a value name"),
@@ -213,14 +225,21 @@ fn analyze_reports_writes_relations_and_draws_the_call_graph() {
     // `%x` in main points to the alloca of x at offset 0.
     let pts = std::fs::read_to_string(out.join("var_points_to_field.csv")).unwrap();
     assert!(
-        pts.lines().any(|l| l.starts_with("a:@main:%x\t") && l.ends_with("\t0")),
+        pts.lines()
+            .any(|l| l.starts_with("a:@main:%x\t") && l.ends_with("\t0")),
         "{pts}"
     );
 
     let dot = std::fs::read_to_string(&dot).unwrap();
     assert!(dot.starts_with("digraph callgraph {"), "{dot}");
-    assert!(dot.contains("\"main\" -> \"callee_f\" [style=dashed];"), "{dot}");
-    assert!(dot.contains("\"main\" -> \"callee_g\" [style=dashed];"), "{dot}");
+    assert!(
+        dot.contains("\"main\" -> \"callee_f\" [style=dashed];"),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("\"main\" -> \"callee_g\" [style=dashed];"),
+        "{dot}"
+    );
     assert!(dot.contains("\"main\" -> \"xmalloc\";"), "{dot}");
     assert!(dot.contains("\"xmalloc\" -> \"malloc\";"), "{dot}");
 }

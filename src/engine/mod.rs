@@ -36,9 +36,9 @@ use std::sync::RwLock;
 
 use anyhow::{Result, anyhow, bail};
 
-pub use ir::Base;
 pub use eval::EvalStats;
 pub use io::OutTarget;
+pub use ir::Base;
 
 use storage::{Relation, Symbols};
 

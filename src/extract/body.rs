@@ -333,16 +333,7 @@ impl Worker<'_> {
                 fact!(self.out, instr_result, id, var);
                 self.variable(func, instr, var);
             }
-            if !LLVMInstructionGetDebugLoc(instr).is_null() {
-                let mut len = 0;
-                let file = bytes(LLVMGetDebugLocFilename(instr, &mut len), len as usize);
-                let mut dlen = 0;
-                let dir = bytes(LLVMGetDebugLocDirectory(instr, &mut dlen), dlen as usize);
-                let path = llvm::source_path(dir, file);
-                let line = LLVMGetDebugLocLine(instr) as i32;
-                let column = LLVMGetDebugLocColumn(instr) as i32;
-                fact!(self.out, instr_debug_loc, id, path, line, column);
-            }
+            self.debug_loc(id, instr);
 
             // Operand ids, by LLVM's operand position.
             let raw_ops = llvm::operands(instr);
@@ -357,6 +348,38 @@ impl Worker<'_> {
             fact!(self.out, instr_noperands, id, ops.len() as i32);
 
             self.flags(id, instr, opcode);
+            if !self.terminator(id, instr, opcode, &ops) {
+                self.operation(id, instr, opcode, &raw_ops, &ops);
+            }
+            self.pt_instruction(func, id, instr, opcode, &raw_ops, &ops, result.as_ref());
+        }
+    }
+
+    unsafe fn debug_loc(&mut self, id: &Id, instr: LLVMValueRef) {
+        unsafe {
+            if LLVMInstructionGetDebugLoc(instr).is_null() {
+                return;
+            }
+            let mut len = 0;
+            let file = bytes(LLVMGetDebugLocFilename(instr, &mut len), len as usize);
+            let mut dlen = 0;
+            let dir = bytes(LLVMGetDebugLocDirectory(instr, &mut dlen), dlen as usize);
+            let path = llvm::source_path(dir, file);
+            let line = LLVMGetDebugLocLine(instr) as i32;
+            let column = LLVMGetDebugLocColumn(instr) as i32;
+            fact!(self.out, instr_debug_loc, id, path, line, column);
+        }
+    }
+
+    /// The named operands and targets of a terminator; false for other instructions.
+    unsafe fn terminator(
+        &mut self,
+        id: &Id,
+        instr: LLVMValueRef,
+        opcode: LLVMOpcode,
+        ops: &[Id],
+    ) -> bool {
+        unsafe {
             match opcode {
                 LLVMRet => match ops.first() {
                     Some(v) => fact!(self.out, ret_value, id, v),
@@ -394,9 +417,6 @@ impl Worker<'_> {
                         fact!(self.out, indirectbr_dest, id, s as i32, d);
                     }
                 }
-                LLVMCall | LLVMInvoke | LLVMCallBr => {
-                    self.call(id, instr, opcode, &ops);
-                }
                 LLVMResume => fact!(self.out, resume_value, id, &ops[0]),
                 LLVMUnreachable => {}
                 LLVMCleanupRet => {
@@ -426,6 +446,27 @@ impl Worker<'_> {
                         let d = self.block_of(unwind);
                         fact!(self.out, unwind_dest, id, d);
                     }
+                }
+                _ => return false,
+            }
+            true
+        }
+    }
+
+    /// The named operands of calls (invoke and callbr included) and of every instruction that
+    /// is not a terminator.
+    unsafe fn operation(
+        &mut self,
+        id: &Id,
+        instr: LLVMValueRef,
+        opcode: LLVMOpcode,
+        raw_ops: &[LLVMValueRef],
+        ops: &[Id],
+    ) {
+        unsafe {
+            match opcode {
+                LLVMCall | LLVMInvoke | LLVMCallBr => {
+                    self.call(id, instr, opcode, ops);
                 }
                 LLVMCatchPad | LLVMCleanupPad => {
                     // Funclet pads: arguments first, the parent pad last.
@@ -458,7 +499,7 @@ impl Worker<'_> {
                     let t = self.types.id(LLVMTypeOf(raw_ops[0]));
                     fact!(self.out, store_type, id, t);
                 }
-                LLVMGetElementPtr => self.gep(id, instr, &raw_ops, &ops),
+                LLVMGetElementPtr => self.gep(id, instr, raw_ops, ops),
                 LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP
                 | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr
                 | LLVMBitCast | LLVMAddrSpaceCast => {
@@ -567,9 +608,8 @@ impl Worker<'_> {
                     let t = self.types.id(LLVMTypeOf(raw_ops[1]));
                     fact!(self.out, atomicrmw_type, id, t);
                 }
-                LLVMUserOp1 | LLVMUserOp2 => {}
+                _ => {}
             }
-            self.pt_instruction(func, id, instr, opcode, &raw_ops, &ops, result.as_ref());
         }
     }
 

@@ -533,4 +533,3 @@ pub fn binop_name(op: BinOp) -> &'static str {
         BinOp::Lor => "lor",
     }
 }
-
