@@ -125,11 +125,7 @@ impl Solution {
             .iter()
             .map(|r| r[1].as_str())
             .collect();
-        let direct: BTreeSet<String> = facts
-            .rows("call_direct")?
-            .into_iter()
-            .map(|r| r[0].clone())
-            .collect();
+        let direct = first_column(facts, "call_direct")?;
         let indirect: BTreeSet<String> = facts
             .rows("pt_call")?
             .into_iter()
@@ -166,11 +162,7 @@ impl Solution {
             .into_iter()
             .map(|r| (r[0].clone(), r[1].clone()))
             .collect();
-        let direct: BTreeSet<String> = facts
-            .rows("call_direct")?
-            .into_iter()
-            .map(|r| r[0].clone())
-            .collect();
+        let direct = first_column(facts, "call_direct")?;
         // (caller, callee) → drawn dashed when no call between them is direct.
         let mut edges: BTreeMap<(String, String), bool> = BTreeMap::new();
         for r in self.rows("call_graph_edge") {
@@ -206,6 +198,15 @@ impl Solution {
                 .any(|(ob, fb)| oa == ob && (fa == fb || *fa == -1 || *fb == -1))
         })
     }
+}
+
+/// The first column of a relation, as a set.
+fn first_column(facts: &FactSet, relation: &str) -> Result<BTreeSet<String>> {
+    Ok(facts
+        .rows(relation)?
+        .into_iter()
+        .map(|mut r| r.swap_remove(0))
+        .collect())
 }
 
 /// A function id → its plain name, for people.
@@ -247,11 +248,7 @@ pub enum Value {
 impl Names {
     pub fn new(facts: &FactSet, solution: &Solution) -> Result<Names> {
         let mut functions: HashMap<String, Vec<String>> = HashMap::new();
-        let defined: BTreeSet<String> = facts
-            .rows("function_definition")?
-            .into_iter()
-            .map(|r| r[0].clone())
-            .collect();
+        let defined = first_column(facts, "function_definition")?;
         for r in facts.rows("function_name")? {
             if defined.contains(&r[0]) {
                 functions
