@@ -1,0 +1,916 @@
+//! A native solver for the points-to fixpoint of `rules/andersen.dl` (its "Stratum 2" and
+//! the derived outputs). The rule file is the specification: linking, models and wrapper
+//! detection (`rules/lib/andersen_prep.dl`) still run on the rule engine, and
+//! `tests/andersen_native.rs` proves the two give the same tuples on every fixture.
+//!
+//! The fixpoint is the classic inclusion-constraint graph with difference propagation:
+//! nodes are the pointer nodes, the memory cells `(object, offset)` and a few helper nodes;
+//! edges copy points-to sets (shifting offsets for field edges); loads, stores, calls and
+//! memory copies add edges as the addresses and callees they depend on gain locations.
+
+use std::collections::{HashMap, HashSet};
+
+use anyhow::{Result, anyhow};
+
+use super::backend::Outputs;
+use crate::facts::FactSet;
+
+/// Interned symbols.
+#[derive(Default)]
+struct Symbols {
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Symbols {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.ids.get(s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(s.to_string());
+        self.ids.insert(s.to_string(), i);
+        i
+    }
+}
+
+/// A location: object symbol and offset (-1: unknown).
+type Loc = (u32, i32);
+type Node = u32;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Edge {
+    Copy(Node),
+    /// Constant offset, bounded by the object's size and the offset cap.
+    Field(Node, i32),
+    /// Any offset becomes -1.
+    Unknown(Node),
+}
+
+/// What a node's new locations trigger.
+#[derive(Clone, Copy)]
+enum Trigger {
+    /// `to = *node` (`whole`: aggregate result, reads every offset).
+    Load { to: Node, whole: bool },
+    /// `*node = value` (`whole`: aggregate value, or va_start: stored at -1).
+    Store { value: Node, whole: bool },
+    /// `node` is the callee operand of a call.
+    Callee { call: u32 },
+    /// `node` is the source or destination of memory copy `copy` (a pseudo-object).
+    CopyFrom { copy: u32 },
+    CopyTo { copy: u32 },
+}
+
+/// A standing request on an object: connect each of its cells, present and future.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Sub {
+    /// Every cell (-1 included) copies into `to`.
+    All(Node),
+    /// Cell g >= min copies into `(target, shift(g))`; cell -1 into `(target, -1)`.
+    Shift { target: u32, delta: Option<i32>, min: i32, bounded: bool },
+}
+
+struct Prep {
+    linked: HashMap<u32, Vec<u32>>,
+    looping: HashSet<u32>,
+    wrapper: HashSet<u32>,
+    wrapper_offsets: HashMap<u32, Vec<i32>>,
+    wrapper_inner: HashMap<u32, Vec<u32>>,
+    external: HashMap<u32, u32>,
+    unmodelled: HashSet<u32>,
+    variadic: HashMap<u32, i32>,
+    external_globals: Vec<u32>,
+    max_offset: i32,
+    roots: Vec<u32>,
+    /// Model tables by function name symbol.
+    alloc: HashSet<u32>,
+    out_alloc: HashMap<u32, Vec<i32>>,
+    return_arg: HashMap<u32, Vec<i32>>,
+    return_into_arg: HashMap<u32, Vec<i32>>,
+    return_into_arg_any_call: HashMap<u32, Vec<i32>>,
+    return_load_arg: HashMap<u32, Vec<i32>>,
+    return_external: HashSet<u32>,
+    copy_contents: HashMap<u32, Vec<(i32, i32)>>,
+    out_into_arg: HashMap<u32, Vec<(i32, i32)>>,
+    throw: HashMap<u32, Vec<i32>>,
+}
+
+/// The relations the prep program must output for the solver.
+pub const PREP_OUTPUTS: &[&str] = &[
+    "linked_object",
+    "looping_field",
+    "wrapper",
+    "wrapper_return_offset",
+    "wrapper_inner",
+    "external_function",
+    "unmodelled_function",
+    "variadic_function",
+    "external_global",
+    "max_offset",
+    "root_function",
+    "model_alloc",
+    "model_out_alloc",
+    "model_return_arg",
+    "model_return_into_arg",
+    "model_return_into_arg_any_call",
+    "model_return_load_arg",
+    "model_return_external",
+    "model_copy_contents",
+    "model_out_into_arg",
+    "model_throw",
+];
+
+struct Solver {
+    sym: Symbols,
+    prep: Prep,
+    sizes: HashMap<u32, i32>,
+    functions: HashSet<u32>,
+    aggregate: HashSet<u32>,
+    /// Named nodes (pointer nodes) by symbol, and their symbols by node.
+    named: HashMap<u32, Node>,
+    node_name: Vec<Option<u32>>,
+    cells: HashMap<Loc, Node>,
+    /// Cells of each object (and of each memory copy's pseudo-object), by offset.
+    object_cells: HashMap<u32, Vec<(i32, Node)>>,
+    subs: HashMap<u32, Vec<Sub>>,
+    pts: Vec<HashSet<Loc>>,
+    delta: Vec<Vec<Loc>>,
+    edges: Vec<Vec<Edge>>,
+    edge_set: HashSet<(Node, Edge)>,
+    triggers: Vec<Vec<Trigger>>,
+    worklist: Vec<Node>,
+    queued: Vec<bool>,
+    // Calls.
+    call_sym: Vec<u32>,
+    call_args: Vec<Vec<(i32, Node)>>,
+    call_result: Vec<Option<Node>>,
+    params: HashMap<u32, Vec<(i32, Node)>>,
+    returns: HashMap<u32, Vec<Node>>,
+    call_edges: HashSet<(u32, u32)>,
+    /// Helper nodes shared by every call of one external name.
+    any_call_arg: HashMap<u32, Node>,
+    thrown: Node,
+    int_escaped: Node,
+    external_objects: HashSet<u32>,
+    // Memory copies: (destination node, source node) by copy id; pseudo-object symbols.
+    copy_object: Vec<u32>,
+    copy_triggered: HashSet<u32>,
+}
+
+fn rows<'a>(facts: &'a Outputs, name: &str) -> &'a [Vec<String>] {
+    facts.get(name).map_or(&[], Vec::as_slice)
+}
+
+fn num(s: &str) -> Result<i32> {
+    s.parse().map_err(|_| anyhow!("not a number: `{s}`"))
+}
+
+impl Solver {
+    fn node(&mut self, sym: u32) -> Node {
+        if let Some(&n) = self.named.get(&sym) {
+            return n;
+        }
+        let n = self.new_node(Some(sym));
+        self.named.insert(sym, n);
+        n
+    }
+
+    fn new_node(&mut self, name: Option<u32>) -> Node {
+        let n = self.pts.len() as Node;
+        self.pts.push(HashSet::new());
+        self.delta.push(Vec::new());
+        self.edges.push(Vec::new());
+        self.triggers.push(Vec::new());
+        self.queued.push(false);
+        self.node_name.push(name);
+        n
+    }
+
+    fn bounded(&self, obj: u32, off: i64) -> i32 {
+        if off < 0 || off > self.prep.max_offset as i64 {
+            return -1;
+        }
+        match self.sizes.get(&obj) {
+            Some(&size) if off >= size as i64 => -1,
+            _ => off as i32,
+        }
+    }
+
+    fn add_loc(&mut self, n: Node, loc: Loc) {
+        if self.pts[n as usize].insert(loc) {
+            self.delta[n as usize].push(loc);
+            if !self.queued[n as usize] {
+                self.queued[n as usize] = true;
+                self.worklist.push(n);
+            }
+        }
+    }
+
+    fn transform(&self, e: Edge, (o, f): Loc) -> (Node, Loc) {
+        match e {
+            Edge::Copy(t) => (t, (o, f)),
+            Edge::Unknown(t) => (t, (o, -1)),
+            Edge::Field(t, k) => {
+                let off = if f < 0 { -1 } else { self.bounded(o, f as i64 + k as i64) };
+                (t, (o, off))
+            }
+        }
+    }
+
+    fn add_edge(&mut self, from: Node, e: Edge) {
+        if !self.edge_set.insert((from, e)) {
+            return;
+        }
+        self.edges[from as usize].push(e);
+        let locs: Vec<Loc> = self.pts[from as usize].iter().copied().collect();
+        for l in locs {
+            let (t, l) = self.transform(e, l);
+            self.add_loc(t, l);
+        }
+    }
+
+    fn add_trigger(&mut self, n: Node, t: Trigger) {
+        self.triggers[n as usize].push(t);
+        let locs: Vec<Loc> = self.pts[n as usize].iter().copied().collect();
+        for l in locs {
+            self.fire(t, l);
+        }
+    }
+
+    /// The cell `(obj, off)`, created (and connected to the object's subscriptions) on first use.
+    fn cell(&mut self, obj: u32, off: i32) -> Node {
+        if let Some(&n) = self.cells.get(&(obj, off)) {
+            return n;
+        }
+        let n = self.new_node(None);
+        self.cells.insert((obj, off), n);
+        self.object_cells.entry(obj).or_default().push((off, n));
+        for s in self.subs.get(&obj).cloned().unwrap_or_default() {
+            self.connect(s, off, n);
+        }
+        n
+    }
+
+    fn connect(&mut self, s: Sub, off: i32, cell: Node) {
+        match s {
+            Sub::All(to) => self.add_edge(cell, Edge::Copy(to)),
+            Sub::Shift { target, delta, min, bounded } => {
+                let t = if off < 0 {
+                    -1
+                } else if off < min {
+                    return;
+                } else {
+                    match delta {
+                        None => -1,
+                        Some(d) if bounded => self.bounded(target, off as i64 + d as i64),
+                        Some(d) => off + d,
+                    }
+                };
+                let tc = self.cell(target, t);
+                self.add_edge(cell, Edge::Copy(tc));
+            }
+        }
+    }
+
+    fn subscribe(&mut self, obj: u32, s: Sub) {
+        let list = self.subs.entry(obj).or_default();
+        if list.contains(&s) {
+            return;
+        }
+        list.push(s);
+        let cells = self.object_cells.get(&obj).cloned().unwrap_or_default();
+        for (off, c) in cells {
+            self.connect(s, off, c);
+        }
+    }
+
+    fn fire(&mut self, t: Trigger, (o, f): Loc) {
+        match t {
+            Trigger::Load { to, whole } => {
+                if f < 0 || whole {
+                    self.subscribe(o, Sub::All(to));
+                } else {
+                    let c = self.cell(o, f);
+                    self.add_edge(c, Edge::Copy(to));
+                }
+                let c = self.cell(o, -1);
+                self.add_edge(c, Edge::Copy(to));
+            }
+            Trigger::Store { value, whole } => {
+                let c = self.cell(o, if whole { -1 } else { f });
+                self.add_edge(value, Edge::Copy(c));
+            }
+            Trigger::Callee { call } => {
+                if self.functions.contains(&o) && self.call_edges.insert((call, o)) {
+                    self.call(call, o);
+                }
+            }
+            Trigger::CopyFrom { copy } => {
+                let pseudo = self.copy_object[copy as usize];
+                let sub = if f < 0 {
+                    Sub::Shift { target: pseudo, delta: None, min: 0, bounded: false }
+                } else {
+                    Sub::Shift { target: pseudo, delta: Some(-f), min: f, bounded: false }
+                };
+                self.subscribe(o, sub);
+            }
+            Trigger::CopyTo { copy } => {
+                let pseudo = self.copy_object[copy as usize];
+                let sub = if f < 0 {
+                    Sub::Shift { target: o, delta: None, min: 0, bounded: false }
+                } else {
+                    Sub::Shift { target: o, delta: Some(f), min: 0, bounded: true }
+                };
+                self.subscribe(pseudo, sub);
+            }
+        }
+    }
+
+    /// A memory copy from `*src` to `*dst`.
+    fn memcpy(&mut self, dst: Node, src: Node, key: u32) {
+        if !self.copy_triggered.insert(key) {
+            return;
+        }
+        let copy = self.copy_object.len() as u32;
+        // The pseudo-object is named after nothing a fact can name.
+        let pseudo = self.sym.id(&format!("\u{0}copy{copy}"));
+        self.copy_object.push(pseudo);
+        self.add_trigger(src, Trigger::CopyFrom { copy });
+        self.add_trigger(dst, Trigger::CopyTo { copy });
+    }
+
+    /// A new call-graph edge from call `c` to function `f`.
+    fn call(&mut self, c: u32, f: u32) {
+        let call_sym = self.call_sym[c as usize];
+        let args = self.call_args[c as usize].clone();
+        let result = self.call_result[c as usize];
+        if let Some(params) = self.params.get(&f).cloned() {
+            for &(k, a) in &args {
+                for &(pk, p) in &params {
+                    if pk == k {
+                        self.add_edge(a, Edge::Copy(p));
+                    }
+                }
+            }
+        }
+        let wrapper = self.prep.wrapper.contains(&f);
+        if let Some(r) = result {
+            if !wrapper {
+                for v in self.returns.get(&f).cloned().unwrap_or_default() {
+                    self.add_edge(v, Edge::Copy(r));
+                }
+            } else {
+                for off in self.prep.wrapper_offsets.get(&f).cloned().unwrap_or_default() {
+                    self.add_loc(r, (call_sym, off));
+                }
+                for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
+                    self.subscribe(
+                        inner,
+                        Sub::Shift { target: call_sym, delta: Some(0), min: 0, bounded: false },
+                    );
+                }
+            }
+        }
+        if let Some(&nf) = self.prep.variadic.get(&f) {
+            for &(k, a) in &args {
+                if k >= nf {
+                    let c = self.cell(f, -1);
+                    self.add_edge(a, Edge::Copy(c));
+                }
+            }
+        }
+        let Some(&name) = self.prep.external.get(&f) else {
+            return;
+        };
+        self.external_call(c, f, name, &args, result);
+    }
+
+    fn external_call(&mut self, c: u32, f: u32, name: u32, args: &[(i32, Node)], result: Option<Node>) {
+        let call_sym = self.call_sym[c as usize];
+        let arg = |k: i32| args.iter().filter(move |(i, _)| *i == k).map(|(_, n)| *n);
+        let operand = |k: i32| -> Vec<Node> {
+            if k == -1 {
+                result.into_iter().collect()
+            } else {
+                arg(k).collect()
+            }
+        };
+        if let Some(r) = result {
+            if self.prep.alloc.contains(&name) {
+                self.add_loc(r, (call_sym, 0));
+            }
+            for k in self.prep.return_arg.get(&name).cloned().unwrap_or_default() {
+                for a in arg(k) {
+                    self.add_edge(a, Edge::Copy(r));
+                }
+            }
+            for k in self.prep.return_into_arg.get(&name).cloned().unwrap_or_default() {
+                for a in arg(k) {
+                    self.add_edge(a, Edge::Unknown(r));
+                }
+            }
+            if self.prep.return_into_arg_any_call.contains_key(&name) {
+                let any = self.any_call_node(name);
+                self.add_edge(any, Edge::Copy(r));
+            }
+            for k in self.prep.return_load_arg.get(&name).cloned().unwrap_or_default() {
+                for a in arg(k) {
+                    let loaded = self.new_node(None);
+                    self.add_trigger(a, Trigger::Load { to: loaded, whole: true });
+                    self.add_edge(loaded, Edge::Unknown(r));
+                }
+            }
+            if self.prep.return_external.contains(&name) || self.prep.unmodelled.contains(&f) {
+                self.add_loc(r, (f, -1));
+                if self.external_objects.insert(f) {
+                    let cell = self.cell(f, -1);
+                    self.add_loc(cell, (f, -1));
+                }
+            }
+            if self.prep.unmodelled.contains(&f) {
+                for &(_, a) in args {
+                    self.add_edge(a, Edge::Unknown(r));
+                }
+            }
+        }
+        for k in self.prep.return_into_arg_any_call.get(&name).cloned().unwrap_or_default() {
+            let any = self.any_call_node(name);
+            for a in arg(k) {
+                self.add_edge(a, Edge::Unknown(any));
+            }
+        }
+        for k in self.prep.out_alloc.get(&name).cloned().unwrap_or_default() {
+            for a in arg(k) {
+                let fresh = self.new_node(None);
+                self.add_loc(fresh, (call_sym, 0));
+                self.add_trigger(a, Trigger::Store { value: fresh, whole: false });
+            }
+        }
+        for (k, s) in self.prep.out_into_arg.get(&name).cloned().unwrap_or_default() {
+            for a in arg(k) {
+                for b in arg(s) {
+                    let anywhere = self.new_node(None);
+                    self.add_edge(b, Edge::Unknown(anywhere));
+                    self.add_trigger(a, Trigger::Store { value: anywhere, whole: false });
+                }
+            }
+        }
+        for (dk, sk) in self.prep.copy_contents.get(&name).cloned().unwrap_or_default() {
+            for d in operand(dk) {
+                for s in operand(sk) {
+                    let key = self.sym.id(&format!("\u{0}model-copy {c} {d} {s}"));
+                    self.memcpy(d, s, key);
+                }
+            }
+        }
+        for k in self.prep.throw.get(&name).cloned().unwrap_or_default() {
+            for a in arg(k) {
+                let thrown = self.thrown;
+                self.add_edge(a, Edge::Copy(thrown));
+            }
+        }
+    }
+
+    fn any_call_node(&mut self, name: u32) -> Node {
+        if let Some(&n) = self.any_call_arg.get(&name) {
+            return n;
+        }
+        let n = self.new_node(None);
+        self.any_call_arg.insert(name, n);
+        n
+    }
+
+    fn run(&mut self) {
+        while let Some(n) = self.worklist.pop() {
+            self.queued[n as usize] = false;
+            let delta = std::mem::take(&mut self.delta[n as usize]);
+            if delta.is_empty() {
+                continue;
+            }
+            let edges = self.edges[n as usize].clone();
+            for e in edges {
+                for &l in &delta {
+                    let (t, l) = self.transform(e, l);
+                    self.add_loc(t, l);
+                }
+            }
+            let triggers = self.triggers[n as usize].clone();
+            for t in triggers {
+                for &l in &delta {
+                    self.fire(t, l);
+                }
+            }
+        }
+    }
+}
+
+/// Solves the points-to fixpoint over `facts` and the prep program's `prep` outputs, and
+/// returns the rows of every output of `rules/andersen.dl`.
+pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
+    let mut sym = Symbols::default();
+    let p = load_prep(&mut sym, prep)?;
+    let mut s = Solver {
+        sym,
+        prep: p,
+        sizes: HashMap::new(),
+        functions: HashSet::new(),
+        aggregate: HashSet::new(),
+        named: HashMap::new(),
+        node_name: Vec::new(),
+        cells: HashMap::new(),
+        object_cells: HashMap::new(),
+        subs: HashMap::new(),
+        pts: Vec::new(),
+        delta: Vec::new(),
+        edges: Vec::new(),
+        edge_set: HashSet::new(),
+        triggers: Vec::new(),
+        worklist: Vec::new(),
+        queued: Vec::new(),
+        call_sym: Vec::new(),
+        call_args: Vec::new(),
+        call_result: Vec::new(),
+        params: HashMap::new(),
+        returns: HashMap::new(),
+        call_edges: HashSet::new(),
+        any_call_arg: HashMap::new(),
+        thrown: 0,
+        int_escaped: 0,
+        external_objects: HashSet::new(),
+        copy_object: Vec::new(),
+        copy_triggered: HashSet::new(),
+    };
+    s.thrown = s.new_node(None);
+    s.int_escaped = s.new_node(None);
+    load_facts(&mut s, facts)?;
+    s.run();
+    Ok(outputs(&s, facts)?)
+}
+
+fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
+    let mut p = Prep {
+        linked: HashMap::new(),
+        looping: HashSet::new(),
+        wrapper: HashSet::new(),
+        wrapper_offsets: HashMap::new(),
+        wrapper_inner: HashMap::new(),
+        external: HashMap::new(),
+        unmodelled: HashSet::new(),
+        variadic: HashMap::new(),
+        external_globals: Vec::new(),
+        max_offset: 0,
+        roots: Vec::new(),
+        alloc: HashSet::new(),
+        out_alloc: HashMap::new(),
+        return_arg: HashMap::new(),
+        return_into_arg: HashMap::new(),
+        return_into_arg_any_call: HashMap::new(),
+        return_load_arg: HashMap::new(),
+        return_external: HashSet::new(),
+        copy_contents: HashMap::new(),
+        out_into_arg: HashMap::new(),
+        throw: HashMap::new(),
+    };
+    for r in rows(prep, "linked_object") {
+        p.linked.entry(sym.id(&r[0])).or_default().push(sym.id(&r[1]));
+    }
+    for r in rows(prep, "looping_field") {
+        p.looping.insert(sym.id(&r[0]));
+    }
+    for r in rows(prep, "wrapper") {
+        p.wrapper.insert(sym.id(&r[0]));
+    }
+    for r in rows(prep, "wrapper_return_offset") {
+        p.wrapper_offsets.entry(sym.id(&r[0])).or_default().push(num(&r[1])?);
+    }
+    for r in rows(prep, "wrapper_inner") {
+        p.wrapper_inner.entry(sym.id(&r[0])).or_default().push(sym.id(&r[1]));
+    }
+    for r in rows(prep, "external_function") {
+        p.external.insert(sym.id(&r[0]), sym.id(&r[1]));
+    }
+    for r in rows(prep, "unmodelled_function") {
+        p.unmodelled.insert(sym.id(&r[0]));
+    }
+    for r in rows(prep, "variadic_function") {
+        p.variadic.insert(sym.id(&r[0]), num(&r[1])?);
+    }
+    for r in rows(prep, "external_global") {
+        p.external_globals.push(sym.id(&r[0]));
+    }
+    p.max_offset = rows(prep, "max_offset")
+        .first()
+        .map(|r| num(&r[0]))
+        .transpose()?
+        .ok_or_else(|| anyhow!("max_offset is empty"))?;
+    for r in rows(prep, "root_function") {
+        p.roots.push(sym.id(&r[0]));
+    }
+    for r in rows(prep, "model_alloc") {
+        p.alloc.insert(sym.id(&r[0]));
+    }
+    for r in rows(prep, "model_return_external") {
+        p.return_external.insert(sym.id(&r[0]));
+    }
+    for (rel, map) in [
+        ("model_out_alloc", &mut p.out_alloc),
+        ("model_return_arg", &mut p.return_arg),
+        ("model_return_into_arg", &mut p.return_into_arg),
+        ("model_return_into_arg_any_call", &mut p.return_into_arg_any_call),
+        ("model_return_load_arg", &mut p.return_load_arg),
+        ("model_throw", &mut p.throw),
+    ] {
+        for r in rows(prep, rel) {
+            map.entry(sym.id(&r[0])).or_default().push(num(&r[1])?);
+        }
+    }
+    for (rel, map) in [
+        ("model_copy_contents", &mut p.copy_contents),
+        ("model_out_into_arg", &mut p.out_into_arg),
+    ] {
+        for r in rows(prep, rel) {
+            map.entry(sym.id(&r[0])).or_default().push((num(&r[1])?, num(&r[2])?));
+        }
+    }
+    Ok(p)
+}
+
+fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
+    let mut each = |rel: &str, f: &mut dyn FnMut(&mut Solver, &[&str]) -> Result<()>| {
+        facts.for_each_row(rel, |r| f(s, r))
+    };
+    each("function", &mut |s, r| {
+        let f = s.sym.id(r[0]);
+        s.functions.insert(f);
+        Ok(())
+    })?;
+    each("pt_object_size", &mut |s, r| {
+        let o = s.sym.id(r[0]);
+        s.sizes.insert(o, num(r[1])?);
+        Ok(())
+    })?;
+    each("pt_node_aggregate", &mut |s, r| {
+        let n = s.sym.id(r[0]);
+        s.aggregate.insert(n);
+        Ok(())
+    })?;
+    each("pt_address_of", &mut |s, r| {
+        let (n, o) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let n = s.node(n);
+        for t in s.prep.linked.get(&o).cloned().unwrap_or_default() {
+            s.add_loc(n, (t, 0));
+        }
+        Ok(())
+    })?;
+    each("pt_copy", &mut |s, r| {
+        let (t, f) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let (t, f) = (s.node(t), s.node(f));
+        s.add_edge(f, Edge::Copy(t));
+        Ok(())
+    })?;
+    each("pt_field", &mut |s, r| {
+        let (ts, b) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let k = num(r[3])?;
+        let (t, b) = (s.node(ts), s.node(b));
+        let e = if s.prep.looping.contains(&ts) {
+            Edge::Unknown(t)
+        } else {
+            Edge::Field(t, k)
+        };
+        s.add_edge(b, e);
+        Ok(())
+    })?;
+    each("pt_offset_unknown", &mut |s, r| {
+        let (t, b) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let (t, b) = (s.node(t), s.node(b));
+        s.add_edge(b, Edge::Unknown(t));
+        Ok(())
+    })?;
+    each("pt_load", &mut |s, r| {
+        let (ts, a) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let whole = s.aggregate.contains(&ts);
+        let (t, a) = (s.node(ts), s.node(a));
+        s.add_trigger(a, Trigger::Load { to: t, whole });
+        Ok(())
+    })?;
+    each("pt_store", &mut |s, r| {
+        let (a, vs) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let whole = s.aggregate.contains(&vs);
+        let (a, v) = (s.node(a), s.node(vs));
+        s.add_trigger(a, Trigger::Store { value: v, whole });
+        Ok(())
+    })?;
+    each("pt_initializer", &mut |s, r| {
+        let (g, off, ns) = (s.sym.id(r[0]), num(r[1])?, s.sym.id(r[2]));
+        let off = if s.aggregate.contains(&ns) { -1 } else { off };
+        let n = s.node(ns);
+        let c = s.cell(g, off);
+        s.add_edge(n, Edge::Copy(c));
+        Ok(())
+    })?;
+    each("pt_memcpy", &mut |s, r| {
+        let (i, d, src) = (s.sym.id(r[0]), s.sym.id(r[1]), s.sym.id(r[2]));
+        let (d, src) = (s.node(d), s.node(src));
+        s.memcpy(d, src, i);
+        Ok(())
+    })?;
+    each("pt_ptr_to_int", &mut |s, r| {
+        let n = s.sym.id(r[1]);
+        let n = s.node(n);
+        let ie = s.int_escaped;
+        s.add_edge(n, Edge::Unknown(ie));
+        Ok(())
+    })?;
+    each("pt_int_to_ptr", &mut |s, r| {
+        let n = s.sym.id(r[1]);
+        let n = s.node(n);
+        let ie = s.int_escaped;
+        s.add_edge(ie, Edge::Copy(n));
+        Ok(())
+    })?;
+    each("pt_va_start", &mut |s, r| {
+        let (l, f) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let l = s.node(l);
+        let va = s.new_node(None);
+        s.add_loc(va, (f, -1));
+        s.add_trigger(l, Trigger::Store { value: va, whole: true });
+        Ok(())
+    })?;
+    each("pt_va_arg", &mut |s, r| {
+        let (t, l) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let (t, l) = (s.node(t), s.node(l));
+        let list = s.new_node(None);
+        s.add_trigger(l, Trigger::Load { to: list, whole: true });
+        s.add_trigger(list, Trigger::Load { to: t, whole: true });
+        Ok(())
+    })?;
+    each("pt_exception", &mut |s, r| {
+        let t = s.sym.id(r[1]);
+        let t = s.node(t);
+        let thrown = s.thrown;
+        s.add_edge(thrown, Edge::Copy(t));
+        Ok(())
+    })?;
+    each("pt_param", &mut |s, r| {
+        let (f, k, p) = (s.sym.id(r[0]), num(r[1])?, s.sym.id(r[2]));
+        let p = s.node(p);
+        s.params.entry(f).or_default().push((k, p));
+        Ok(())
+    })?;
+    each("pt_return", &mut |s, r| {
+        let (f, v) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        let v = s.node(v);
+        s.returns.entry(f).or_default().push(v);
+        Ok(())
+    })?;
+    // Calls: operands first, then the callee triggers (which may fire at once).
+    let mut call_index: HashMap<u32, u32> = HashMap::new();
+    let mut index = |s: &mut Solver, c: u32| -> u32 {
+        *call_index.entry(c).or_insert_with(|| {
+            s.call_sym.push(c);
+            s.call_args.push(Vec::new());
+            s.call_result.push(None);
+            (s.call_sym.len() - 1) as u32
+        })
+    };
+    let mut callees = Vec::new();
+    facts.for_each_row("pt_call", |r| {
+        let (c, n) = (s.sym.id(r[0]), s.sym.id(r[1]));
+        let i = index(s, c);
+        let n = s.node(n);
+        callees.push((i, n));
+        Ok(())
+    })?;
+    facts.for_each_row("pt_call_arg", |r| {
+        let (c, k, a) = (s.sym.id(r[0]), num(r[1])?, s.sym.id(r[2]));
+        let i = index(s, c);
+        let a = s.node(a);
+        s.call_args[i as usize].push((k, a));
+        Ok(())
+    })?;
+    facts.for_each_row("pt_call_result", |r| {
+        let (c, n) = (s.sym.id(r[0]), s.sym.id(r[1]));
+        let i = index(s, c);
+        let n = s.node(n);
+        s.call_result[i as usize] = Some(n);
+        Ok(())
+    })?;
+    for g in s.prep.external_globals.clone() {
+        let c = s.cell(g, -1);
+        s.add_loc(c, (g, -1));
+    }
+    for (i, n) in callees {
+        s.add_trigger(n, Trigger::Callee { call: i });
+    }
+    Ok(())
+}
+
+fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
+    let name = |i: u32| s.sym.names[i as usize].clone();
+    let mut var_field = Vec::new();
+    for (n, pts) in s.pts.iter().enumerate() {
+        let Some(v) = s.node_name[n] else { continue };
+        for &(o, f) in pts {
+            var_field.push(vec![name(v), name(o), f.to_string()]);
+        }
+    }
+    let copies: HashSet<u32> = s.copy_object.iter().copied().collect();
+    let mut field = Vec::new();
+    for (&(o, off), &c) in &s.cells {
+        if copies.contains(&o) {
+            continue;
+        }
+        for &(t, tf) in &s.pts[c as usize] {
+            field.push(vec![name(o), off.to_string(), name(t), tf.to_string()]);
+        }
+    }
+    let dedup2 = |rows: &[Vec<String>], a: usize, b: usize| -> Vec<Vec<String>> {
+        let set: std::collections::BTreeSet<(String, String)> =
+            rows.iter().map(|r| (r[a].clone(), r[b].clone())).collect();
+        set.into_iter().map(|(x, y)| vec![x, y]).collect()
+    };
+    let var = dedup2(&var_field, 0, 1);
+    let obj = dedup2(&field, 0, 2);
+    let edges: Vec<Vec<String>> = s
+        .call_edges
+        .iter()
+        .map(|&(c, f)| vec![name(s.call_sym[c as usize]), name(f)])
+        .collect();
+    // Reachable functions: the roots, then along call edges from their instructions.
+    let mut function_of: HashMap<String, String> = HashMap::new();
+    facts.for_each_row("instr_function", |r| {
+        function_of.insert(r[0].to_string(), r[1].to_string());
+        Ok(())
+    })?;
+    let mut callees: HashMap<String, Vec<String>> = HashMap::new();
+    for e in &edges {
+        if let Some(f) = function_of.get(&e[0]) {
+            callees.entry(f.clone()).or_default().push(e[1].clone());
+        }
+    }
+    let mut reachable: HashSet<String> = s.prep.roots.iter().map(|&r| name(r)).collect();
+    let mut stack: Vec<String> = reachable.iter().cloned().collect();
+    while let Some(f) = stack.pop() {
+        for g in callees.get(&f).cloned().unwrap_or_default() {
+            if reachable.insert(g.clone()) {
+                stack.push(g);
+            }
+        }
+    }
+    let mut objects: Vec<Vec<String>> = Vec::new();
+    facts.for_each_row("pt_object", |r| {
+        objects.push(vec![r[0].to_string(), r[1].to_string()]);
+        Ok(())
+    })?;
+    for &(c, f) in &s.call_edges {
+        let call = s.call_sym[c as usize];
+        let has_result = s.call_result[c as usize].is_some();
+        let heap = match s.prep.external.get(&f) {
+            Some(n) => {
+                (s.prep.alloc.contains(n) && has_result) || s.prep.out_alloc.contains_key(n)
+            }
+            None => false,
+        } || (s.prep.wrapper.contains(&f) && has_result);
+        if heap {
+            objects.push(vec![name(call), "heap".into()]);
+        }
+    }
+    for &f in &s.external_objects {
+        objects.push(vec![name(f), "external".into()]);
+    }
+    for &f in s.prep.variadic.keys() {
+        objects.push(vec![name(f), "varargs".into()]);
+    }
+    let mut out = Outputs::new();
+    for (rel, rows) in [
+        ("var_points_to_field", var_field),
+        ("var_points_to", var),
+        ("field_points_to", field),
+        ("obj_points_to", obj),
+        ("call_graph_edge", edges),
+        ("reachable_function", reachable.into_iter().map(|f| vec![f]).collect()),
+        ("object", objects),
+    ] {
+        out.insert(rel.to_string(), sorted(rows));
+    }
+    Ok(out)
+}
+
+/// Rows in the order the engine writes them: column by column, numbers numerically.
+fn sorted(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    fn key(s: &str) -> Result<i64, &str> {
+        s.parse::<i64>().map_err(|_| s)
+    }
+    rows.sort_by(|a, b| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| match (key(x), key(y)) {
+                (Ok(p), Ok(q)) => p.cmp(&q),
+                _ => x.cmp(y),
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    rows.dedup();
+    rows
+}
