@@ -1096,3 +1096,18 @@ fn from_files_rejects_recursive_includes() {
     ]);
     assert_eq!(files_err("a.dl", &fs), "lib/b.dl:1:1: recursive #include of a.dl");
 }
+
+// ------------------------------------------------------------ regressions
+
+#[test]
+fn float_equality_compares_values_not_bits() {
+    // -0.0 = 0.0 holds, as in Soufflé: the equality filters A's tuples rather
+    // than looking up the bit pattern of -0.0
+    let src = ".decl A(x: float)\nA(0.0).\nA(x+1) :- A(x), x = -0.0.\n";
+    assert_eq!(eval(src, "A"), lines(&["0", "1"]));
+    let src = ".decl A(x: float)\n.decl B(x: float)\nA(0.0).\nB(x) :- -0.0 = x, A(x).\n";
+    assert_eq!(eval(src, "B"), lines(&["0"]));
+    // a float equality still binds a variable no atom binds
+    let src = ".decl A(x: float)\n.decl B(x: float)\nA(0.5).\nB(y) :- A(x), y = x * 2.0.\n";
+    assert_eq!(eval(src, "B"), lines(&["1"]));
+}

@@ -149,20 +149,7 @@ impl Planner<'_> {
         let delta_first = versions.iter().position(|v| *v == Version::Delta);
         loop {
             // 1. everything that is ready and does not enumerate
-            let mut progress = true;
-            while progress {
-                progress = false;
-                for (i, l) in lits.iter().enumerate() {
-                    if done[i] {
-                        continue;
-                    }
-                    if let Some(step) = self.try_filter(l, bound)? {
-                        steps.push(step);
-                        done[i] = true;
-                        progress = true;
-                    }
-                }
-            }
+            self.place_filters(lits, &mut done, bound, &mut steps, false)?;
             // 2. next atom
             let mut best: Option<(usize, Score)> = None;
             for (i, l) in lits.iter().enumerate() {
@@ -199,7 +186,13 @@ impl Planner<'_> {
                     best = Some((i, score));
                 }
             }
-            let Some((i, _)) = best else { break };
+            let Some((i, _)) = best else {
+                // 3. no atom: a float equality may bind a variable yet
+                if self.place_filters(lits, &mut done, bound, &mut steps, true)? {
+                    continue;
+                }
+                break;
+            };
             done[i] = true;
             let Lit::Atom { rel, args, .. } = &lits[i] else {
                 unreachable!()
@@ -283,7 +276,44 @@ impl Planner<'_> {
         })
     }
 
-    fn try_filter(&mut self, l: &Lit, bound: &mut [bool]) -> Result<Option<Step>> {
+    /// Place every literal that is ready and does not enumerate, until none is
+    /// left; returns whether any was placed. A float equality `x = e` binds `x`
+    /// only with `float_binds`: when an atom can bind `x`, the equality must be
+    /// a filter, which compares floats as numbers (`-0.0 = 0.0`), not a key,
+    /// which compares bit patterns (as in Soufflé).
+    fn place_filters(
+        &mut self,
+        lits: &[Lit],
+        done: &mut [bool],
+        bound: &mut [bool],
+        steps: &mut Vec<Step>,
+        float_binds: bool,
+    ) -> Result<bool> {
+        let mut placed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for (i, l) in lits.iter().enumerate() {
+                if done[i] {
+                    continue;
+                }
+                if let Some(step) = self.try_filter(l, bound, float_binds)? {
+                    steps.push(step);
+                    done[i] = true;
+                    progress = true;
+                    placed = true;
+                }
+            }
+        }
+        Ok(placed)
+    }
+
+    fn try_filter(
+        &mut self,
+        l: &Lit,
+        bound: &mut [bool],
+        float_binds: bool,
+    ) -> Result<Option<Step>> {
         Ok(match l {
             Lit::Atom { .. } => None,
             Lit::Neg { rel, args, .. } => {
@@ -332,7 +362,7 @@ impl Planner<'_> {
                         lhs: self.plan_expr(lhs, bound)?,
                         rhs: self.plan_expr(rhs, bound)?,
                     })
-                } else if *op == CmpOp::Eq {
+                } else if *op == CmpOp::Eq && (*base != Base::Flt || float_binds) {
                     match (lhs, rhs) {
                         (Expr::Var(v), e) | (e, Expr::Var(v)) if !bound[*v] && ready(e, bound) => {
                             let pe = self.plan_expr(e, bound)?;
