@@ -1111,3 +1111,22 @@ fn float_equality_compares_values_not_bits() {
     let src = ".decl A(x: float)\n.decl B(x: float)\nA(0.5).\nB(y) :- A(x), y = x * 2.0.\n";
     assert_eq!(eval(src, "B"), lines(&["1"]));
 }
+
+#[test]
+fn atom_argument_may_be_an_expression_over_a_variable_the_atom_binds() {
+    let src = r#"
+        .decl R(a: number, b: symbol, c: number, d: number)
+        .decl o(x: number)
+        R(1, "c", 0, 2). R(2, "c", 0, 2). R(3, "d", 0, 4). R(4, "c", 9, 5).
+        o(x) :- R(x, "c", _, x + 1).
+    "#;
+    assert_eq!(eval(src, "o"), lines(&["1", "4"]));
+    // also inside an aggregate, and with the expression first
+    let src = r#"
+        .decl R(a: number, b: number)
+        .decl n(c: number)
+        R(4, 2). R(2, 1). R(5, 4). R(3, 6).
+        n(c) :- c = count : { R(y * 2, y) }.
+    "#;
+    assert_eq!(eval(src, "n"), lines(&["2"]));
+}

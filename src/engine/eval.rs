@@ -95,6 +95,7 @@ impl Runtime<'_> {
                 key,
                 binds,
                 same,
+                checks,
             } => {
                 let r = &self.rels[*rel];
                 let (mut lo, mut hi) = self.view(*rel, *version);
@@ -111,6 +112,9 @@ impl Runtime<'_> {
                             }
                             for (c, v) in binds {
                                 env[*v] = row[*c];
+                            }
+                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
+                                continue;
                             }
                             self.exec(steps, i + 1, env, None, sink)?;
                         }
@@ -130,6 +134,9 @@ impl Runtime<'_> {
                             }
                             for (c, v) in binds {
                                 env[*v] = row[*c];
+                            }
+                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
+                                return Ok(());
                             }
                             self.exec(steps, i + 1, env, None, sink)
                         })?;
@@ -222,6 +229,16 @@ impl Runtime<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// Whether each column of `checks` equals its expression (`R(x, x + 1)`).
+    fn checks_hold(&self, checks: &[(usize, Expr)], row: &[u32], env: &mut [u32]) -> Result<bool> {
+        for (c, e) in checks {
+            if self.eval(e, env)? != Some(row[*c]) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Full-string regex match (Soufflé uses `std::regex_match`). An invalid

@@ -202,6 +202,26 @@ pub fn ready(e: &Expr, bound: &[bool]) -> bool {
     vs.iter().all(|v| bound[*v])
 }
 
+/// Whether an atom can be read once the variables of `bound` are bound: the
+/// variables of its expression arguments are bound already, or bound by plain
+/// variable arguments of the atom itself (`R(x, x + 1)`).
+pub fn atom_ready(args: &[Arg], bound: &[bool]) -> bool {
+    let waiting = |b: &[bool]| {
+        args.iter()
+            .any(|a| matches!(a, Arg::Expr(e) if !ready(e, b)))
+    };
+    if !waiting(bound) {
+        return true;
+    }
+    let mut after = bound.to_vec();
+    for a in args {
+        if let Arg::Var(v) = a {
+            after[*v] = true;
+        }
+    }
+    !waiting(&after)
+}
+
 pub fn lit_loc(l: &Lit) -> &Loc {
     match l {
         Lit::Atom { loc, .. }

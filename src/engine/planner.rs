@@ -14,7 +14,8 @@ use anyhow::Result;
 
 use super::ast::{AggOp, CmpOp, Loc, err_at};
 use super::ir::{
-    AggIr, Arg, Base, Checked, Expr, Lit, Rule, display_var, expr_vars, lit_loc, lit_vars, ready,
+    AggIr, Arg, Base, Checked, Expr, Lit, Rule, atom_ready, display_var, expr_vars, lit_loc,
+    lit_vars, ready,
 };
 
 /// A planned expression: aggregates carry their planned bodies.
@@ -59,6 +60,9 @@ pub enum Step {
         binds: Vec<(usize, usize)>,
         /// Columns that must equal a column bound earlier in the same atom (`R(x, x)`).
         same: Vec<(usize, usize)>,
+        /// Columns that must equal an expression over variables the atom binds
+        /// (`R(x, x + 1)`), checked after the binds.
+        checks: Vec<(usize, PlanExpr)>,
     },
     /// All columns bound: membership test.
     Member {
@@ -168,10 +172,7 @@ impl Planner<'_> {
                     })
                     .count();
                 // atoms whose expression arguments are not ready cannot be used yet
-                if args
-                    .iter()
-                    .any(|a| matches!(a, Arg::Expr(e) if !ready(e, bound)))
-                {
+                if !atom_ready(args, bound) {
                     continue;
                 }
                 // The delta atom goes first whenever it can be evaluated.
@@ -229,6 +230,7 @@ impl Planner<'_> {
         let mut key = Vec::new();
         let mut binds = Vec::new();
         let mut same = Vec::new();
+        let mut later = Vec::new();
         let mut newly: Vec<(usize, usize)> = Vec::new();
         for (c, a) in args.iter().enumerate() {
             match a {
@@ -245,14 +247,19 @@ impl Planner<'_> {
                     }
                 }
                 Arg::Anon => {}
-                Arg::Expr(e) => {
+                Arg::Expr(e) if ready(e, bound) => {
                     key_cols.push(c);
                     key.push(self.plan_expr(e, bound)?);
                 }
+                Arg::Expr(e) => later.push((c, e)),
             }
         }
         for (_, v) in &newly {
             bound[*v] = true;
+        }
+        let mut checks = Vec::new();
+        for (c, e) in later {
+            checks.push((c, self.plan_expr(e, bound)?));
         }
         if key_cols.len() == args.len() {
             return Ok(Step::Member {
@@ -273,6 +280,7 @@ impl Planner<'_> {
             key,
             binds,
             same,
+            checks,
         })
     }
 
