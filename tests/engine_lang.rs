@@ -1130,3 +1130,17 @@ fn atom_argument_may_be_an_expression_over_a_variable_the_atom_binds() {
     "#;
     assert_eq!(eval(src, "n"), lines(&["2"]));
 }
+
+#[test]
+fn body_literal_may_begin_with_a_unary_operator_word() {
+    let src = r#"
+        .decl b(x: unsigned)
+        .decl a(x: unsigned)
+        .decl z(x: unsigned)
+        b(0u). b(4294967295u). b(7u).
+        a(x) :- b(x), bnot(x) > 0u.
+        z(x) :- b(x), lnot(x) = 1u.
+    "#;
+    assert_eq!(eval(src, "a"), lines(&["0", "7"]));
+    assert_eq!(eval(src, "z"), lines(&["0"]));
+}
