@@ -30,6 +30,7 @@ impl Base {
 #[derive(Clone, Debug)]
 pub struct RelInfo {
     pub name: String,
+    pub attr_names: Vec<String>,
     pub types: Vec<Base>,
     pub loc: Loc,
     pub inputs: Vec<IoDirective>,
