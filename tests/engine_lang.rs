@@ -1044,8 +1044,14 @@ fn from_files_resolves_includes_against_the_including_file() {
             "rules/checks.dl",
             "#include \"../schema/llfacts.dl\"\n#include \"lib/models.dl\"\n.output c\nc(x) :- m(x), t(x).\n",
         ),
-        ("rules/lib/models.dl", ".decl m(x: Id)\nm(1). m(2).\n.decl c(x: Id)\n"),
-        ("schema/llfacts.dl", "#include \"types.dl\"\n.decl t(x: Id)\nt(2). t(3).\n"),
+        (
+            "rules/lib/models.dl",
+            ".decl m(x: Id)\nm(1). m(2).\n.decl c(x: Id)\n",
+        ),
+        (
+            "schema/llfacts.dl",
+            "#include \"types.dl\"\n.decl t(x: Id)\nt(2). t(3).\n",
+        ),
         ("schema/types.dl", ".type Id <: number\n"),
     ]);
     let prog = Program::from_files("rules/checks.dl", &fs).unwrap_or_else(|e| panic!("{e:#}"));
@@ -1071,7 +1077,10 @@ fn from_files_names_files_by_their_keys_in_errors() {
 
 #[test]
 fn from_files_missing_include_is_one_line_naming_both_files() {
-    let fs = files(&[("rules/a.dl", ".decl t(x: number)\n#include \"../schema/none.dl\"\n")]);
+    let fs = files(&[(
+        "rules/a.dl",
+        ".decl t(x: number)\n#include \"../schema/none.dl\"\n",
+    )]);
     assert_eq!(
         files_err("rules/a.dl", &fs),
         "rules/a.dl:2:1: cannot read included file schema/none.dl: not found"
@@ -1094,7 +1103,10 @@ fn from_files_rejects_recursive_includes() {
         ("a.dl", "#include \"lib/b.dl\"\n"),
         ("lib/b.dl", "#include \"../a.dl\"\n"),
     ]);
-    assert_eq!(files_err("a.dl", &fs), "lib/b.dl:1:1: recursive #include of a.dl");
+    assert_eq!(
+        files_err("a.dl", &fs),
+        "lib/b.dl:1:1: recursive #include of a.dl"
+    );
 }
 
 // ------------------------------------------------------------ regressions

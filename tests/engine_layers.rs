@@ -191,7 +191,10 @@ fn inline_mods(code: &str) -> (String, Vec<(String, String)>) {
             }
         }
         outer.push_str(&rest[..k]);
-        inner.push((after[..name_len].to_string(), rest[open + 1..close].to_string()));
+        inner.push((
+            after[..name_len].to_string(),
+            rest[open + 1..close].to_string(),
+        ));
         rest = &rest[(close + 1).min(rest.len())..];
     }
     outer.push_str(rest);
@@ -339,7 +342,13 @@ fn find_cycle(deps: &BTreeMap<Module, BTreeSet<Module>>) -> Option<Vec<Module>> 
 fn show(cycle: &[Module]) -> String {
     let names: Vec<String> = cycle
         .iter()
-        .map(|m| if m.is_empty() { "mod".into() } else { m.join("/") })
+        .map(|m| {
+            if m.is_empty() {
+                "mod".into()
+            } else {
+                m.join("/")
+            }
+        })
         .collect();
     names.join(" -> ")
 }
@@ -353,7 +362,10 @@ fn engine_files() -> BTreeMap<Module, String> {
 }
 
 fn module(s: &str) -> Module {
-    s.split('/').filter(|x| !x.is_empty()).map(String::from).collect()
+    s.split('/')
+        .filter(|x| !x.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 #[test]
@@ -369,7 +381,10 @@ fn engine_files_depend_one_way_and_only_on_the_engine() {
     }
     // the planner only describes plans; evaluation owns storage
     let planner = &deps[&module("planner")];
-    assert!(!planner.contains(&module("storage")), "planner imports storage");
+    assert!(
+        !planner.contains(&module("storage")),
+        "planner imports storage"
+    );
     assert!(!planner.contains(&module("eval")), "planner imports eval");
 }
 
@@ -381,7 +396,10 @@ fn the_layer_check_sees_cycles_and_escapes() {
     // a use tree through a parent, and a plain path in code, make a cycle
     let fs = files(&[
         ("", "mod a;\nmod b;\n"),
-        ("a", "use super::{b::{self, X as Y}};\n#[cfg(test)]\nmod tests {\n    use super::super::a;\n}\n"),
+        (
+            "a",
+            "use super::{b::{self, X as Y}};\n#[cfg(test)]\nmod tests {\n    use super::super::a;\n}\n",
+        ),
         ("b", "fn f() { let s = \"super::a\"; super::a::g() }\n"),
     ]);
     let c = find_cycle(&graph(&fs).unwrap()).expect("cycle");
@@ -397,6 +415,10 @@ fn the_layer_check_sees_cycles_and_escapes() {
     assert_eq!(show(&c), "ir -> s/p -> ir");
     let fs = files(&[("", "mod ir;\n"), ("ir", "use crate::relations::Rel;\n")]);
     assert_eq!(graph(&fs).unwrap_err(), "ir: crate::relations::Rel");
-    let fs = files(&[("", "mod a;\nmod b;\n"), ("a", "use super::b;\n"), ("b", "")]);
+    let fs = files(&[
+        ("", "mod a;\nmod b;\n"),
+        ("a", "use super::b;\n"),
+        ("b", ""),
+    ]);
     assert!(find_cycle(&graph(&fs).unwrap()).is_none());
 }

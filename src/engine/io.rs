@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 
 use super::ast::{IoDirective, IoKind, err_at};
-use super::ir::{Base, RelInfo};
 use super::functors;
+use super::ir::{Base, RelInfo};
 use super::storage::{Relation, Symbols};
 
 fn param<'a>(io: &'a IoDirective, key: &str) -> Option<&'a str> {

@@ -139,7 +139,9 @@ impl Lexer<'_> {
         } else if c.is_ascii_digit() {
             self.number(c, l)
         } else if c.is_ascii_alphabetic() || c == b'_' || c == b'?' {
-            let j = self.scan(self.i + 1, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'?');
+            let j = self.scan(self.i + 1, |b| {
+                b.is_ascii_alphanumeric() || b == b'_' || b == b'?'
+            });
             let w = &self.text[self.i..j];
             let tok = if w == "_" {
                 Tok::Underscore
@@ -148,7 +150,12 @@ impl Lexer<'_> {
             };
             self.push(tok, l, j);
             Ok(())
-        } else if c == b'.' && self.bytes.get(self.i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        } else if c == b'.'
+            && self
+                .bytes
+                .get(self.i + 1)
+                .is_some_and(u8::is_ascii_alphabetic)
+        {
             let j = self.scan(self.i + 1, |b| b.is_ascii_alphanumeric() || b == b'_');
             let tok = Tok::Dir(self.text[self.i + 1..j].to_string());
             self.push(tok, l, j);
@@ -249,8 +256,7 @@ impl Lexer<'_> {
             tok = Tok::Int(t, uns);
         } else {
             j = self.scan(j, |b| b.is_ascii_digit());
-            if bytes.get(j) == Some(&b'.') && bytes.get(j + 1).is_some_and(|b| b.is_ascii_digit())
-            {
+            if bytes.get(j) == Some(&b'.') && bytes.get(j + 1).is_some_and(|b| b.is_ascii_digit()) {
                 j = self.scan(j + 1, |b| b.is_ascii_digit());
                 tok = Tok::Float(text[i..j].to_string());
             } else if bytes.get(j) == Some(&b'u') {

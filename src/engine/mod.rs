@@ -37,10 +37,10 @@ use std::sync::RwLock;
 
 use anyhow::{Result, anyhow, bail};
 
-pub use ir::Base;
 pub use cli::{Backend, EngineChoice, run_program, select_backend};
 pub use eval::EvalStats;
 pub use io::OutTarget;
+pub use ir::Base;
 
 use storage::{Relation, Symbols};
 

@@ -68,7 +68,14 @@ pub fn parse_file(path: &Path) -> Result<Source> {
 pub fn parse_source(name: &str, text: &str) -> Result<Source> {
     let mut src = Source::default();
     let mut stack = Vec::new();
-    parse_text(Files::Disk, name, text, Path::new("."), &mut src, &mut stack)?;
+    parse_text(
+        Files::Disk,
+        name,
+        text,
+        Path::new("."),
+        &mut src,
+        &mut stack,
+    )?;
     Ok(src)
 }
 

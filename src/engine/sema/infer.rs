@@ -531,4 +531,3 @@ pub fn binop_name(op: BinOp) -> &'static str {
         BinOp::Lor => "lor",
     }
 }
-

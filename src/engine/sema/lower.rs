@@ -192,7 +192,11 @@ impl Lower<'_> {
                 }
             }
             Literal::Cmp(op, a, b, loc) => {
-                let base = self.inf.definite(a).or(self.inf.definite(b)).unwrap_or(Base::Num);
+                let base = self
+                    .inf
+                    .definite(a)
+                    .or(self.inf.definite(b))
+                    .unwrap_or(Base::Num);
                 let ta = self.inf.ty(a, Some(base))?;
                 let tb = self.inf.ty(b, Some(base))?;
                 if ta.base != tb.base {

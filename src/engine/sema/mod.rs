@@ -30,8 +30,14 @@ pub fn check(src: &Source) -> Result<Checked> {
     let mut edges: Vec<stratify::Edge> = Vec::new();
     for clause in &src.clauses {
         for head in &clause.heads {
-            let (rule, deps) =
-                lower::lower_clause(&decls, &types, &mut symbols, head, &clause.body, &clause.loc)?;
+            let (rule, deps) = lower::lower_clause(
+                &decls,
+                &types,
+                &mut symbols,
+                head,
+                &clause.body,
+                &clause.loc,
+            )?;
             for (r, neg, loc) in deps {
                 edges.push((r, rule.head_rel, neg, loc));
             }

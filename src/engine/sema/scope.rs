@@ -164,7 +164,6 @@ pub fn all_vars(t: &Term, out: &mut Vec<String>) {
     }
 }
 
-
 pub fn visit_aggs(t: &Term, found: &mut bool) {
     match t {
         Term::Agg(_) => *found = true,
@@ -177,4 +176,3 @@ pub fn visit_aggs(t: &Term, found: &mut bool) {
         _ => {}
     }
 }
-

@@ -10,11 +10,7 @@ use crate::engine::ir::{RelInfo, Rule, Stratum};
 /// A dependency `(from, to, negated-or-aggregated, where)`: `to`'s rules read `from`.
 pub type Edge = (usize, usize, bool, Loc);
 
-pub fn stratify(
-    rels: &[RelInfo],
-    rules: &[Rule],
-    edges: &[Edge],
-) -> Result<Vec<Stratum>> {
+pub fn stratify(rels: &[RelInfo], rules: &[Rule], edges: &[Edge]) -> Result<Vec<Stratum>> {
     let n = rels.len();
     let mut adj: Vec<Vec<usize>> = vec![vec![]; n];
     for (from, to, _, _) in edges {
