@@ -6,6 +6,10 @@
 //! rules until no new tuple appears. Within a round, rule versions (and chunks
 //! of a large first scan) run as parallel tasks; their outputs are merged in
 //! task order, so the result never depends on the number of threads.
+//!
+//! Each stratum is planned once, when evaluation reaches it (the planner sees
+//! the sizes of the relations below); evaluation then creates the indexes the
+//! plan lists, in storage, and runs it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::RwLock;
@@ -519,6 +523,7 @@ fn byte_pattern(pat: &str) -> String {
     out
 }
 
+/// Evaluate every stratum of `prog` over `rels`, with `jobs` threads.
 pub fn evaluate(
     prog: &Checked,
     rels: &mut [Relation],
