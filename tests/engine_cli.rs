@@ -97,7 +97,27 @@ fn output_dir_dash_prints_to_stdout() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
-        "---------------\nr\n===============\n1\ta\n2\tb\n===============\n"
+        "---------------\nr\nx\ts\n===============\n1\ta\n2\tb\n===============\n"
+    );
+}
+
+#[test]
+fn output_dir_dash_prints_attribute_names_joined_by_the_delimiter() {
+    // As Soufflé 2.5: `-D -` sets `headers=true` on every output; a nullary
+    // relation has an empty header line. `IO=stdout` alone prints no header.
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        ".decl r(a: number, b: number)\n.output r(delimiter=\",\")\n.decl z()\n.output z\nr(1, 2). z().\n",
+    );
+    let o = llfacts(&["run", "p.dl", "-D", "-"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "---------------\nz\n\n===============\n()\n===============\n\
+         ---------------\nr\na,b\n===============\n1,2\n===============\n"
     );
 }
 
@@ -423,7 +443,7 @@ fn inputs_no_output_needs_are_not_read() {
     write(d, "f/e.facts", "1\n2\n");
     let o = llfacts(&["run", "p.dl", "-F", "f", "-D", "-"], d);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("out\n===============\n1\n2\n"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("out\nx\n===============\n1\n2\n"));
 }
 
 #[test]

@@ -1108,3 +1108,51 @@ fn from_files_rejects_recursive_includes() {
         "lib/b.dl:1:1: recursive #include of a.dl"
     );
 }
+
+// ------------------------------------------------------------ regressions
+
+#[test]
+fn float_equality_compares_values_not_bits() {
+    // -0.0 = 0.0 holds, as in Soufflé: the equality filters A's tuples rather
+    // than looking up the bit pattern of -0.0
+    let src = ".decl A(x: float)\nA(0.0).\nA(x+1) :- A(x), x = -0.0.\n";
+    assert_eq!(eval(src, "A"), lines(&["0", "1"]));
+    let src = ".decl A(x: float)\n.decl B(x: float)\nA(0.0).\nB(x) :- -0.0 = x, A(x).\n";
+    assert_eq!(eval(src, "B"), lines(&["0"]));
+    // a float equality still binds a variable no atom binds
+    let src = ".decl A(x: float)\n.decl B(x: float)\nA(0.5).\nB(y) :- A(x), y = x * 2.0.\n";
+    assert_eq!(eval(src, "B"), lines(&["1"]));
+}
+
+#[test]
+fn atom_argument_may_be_an_expression_over_a_variable_the_atom_binds() {
+    let src = r#"
+        .decl R(a: number, b: symbol, c: number, d: number)
+        .decl o(x: number)
+        R(1, "c", 0, 2). R(2, "c", 0, 2). R(3, "d", 0, 4). R(4, "c", 9, 5).
+        o(x) :- R(x, "c", _, x + 1).
+    "#;
+    assert_eq!(eval(src, "o"), lines(&["1", "4"]));
+    // also inside an aggregate, and with the expression first
+    let src = r#"
+        .decl R(a: number, b: number)
+        .decl n(c: number)
+        R(4, 2). R(2, 1). R(5, 4). R(3, 6).
+        n(c) :- c = count : { R(y * 2, y) }.
+    "#;
+    assert_eq!(eval(src, "n"), lines(&["2"]));
+}
+
+#[test]
+fn body_literal_may_begin_with_a_unary_operator_word() {
+    let src = r#"
+        .decl b(x: unsigned)
+        .decl a(x: unsigned)
+        .decl z(x: unsigned)
+        b(0u). b(4294967295u). b(7u).
+        a(x) :- b(x), bnot(x) > 0u.
+        z(x) :- b(x), lnot(x) = 1u.
+    "#;
+    assert_eq!(eval(src, "a"), lines(&["0", "7"]));
+    assert_eq!(eval(src, "z"), lines(&["0"]));
+}

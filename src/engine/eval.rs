@@ -6,6 +6,10 @@
 //! rules until no new tuple appears. Within a round, rule versions (and chunks
 //! of a large first scan) run as parallel tasks; their outputs are merged in
 //! task order, so the result never depends on the number of threads.
+//!
+//! Each stratum is planned once, when evaluation reaches it (the planner sees
+//! the sizes of the relations below); evaluation then creates the indexes the
+//! plan lists, in storage, and runs it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::RwLock;
@@ -95,6 +99,7 @@ impl Runtime<'_> {
                 key,
                 binds,
                 same,
+                checks,
             } => {
                 let r = &self.rels[*rel];
                 let (mut lo, mut hi) = self.view(*rel, *version);
@@ -111,6 +116,9 @@ impl Runtime<'_> {
                             }
                             for (c, v) in binds {
                                 env[*v] = row[*c];
+                            }
+                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
+                                continue;
                             }
                             self.exec(steps, i + 1, env, None, sink)?;
                         }
@@ -130,6 +138,9 @@ impl Runtime<'_> {
                             }
                             for (c, v) in binds {
                                 env[*v] = row[*c];
+                            }
+                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
+                                return Ok(());
                             }
                             self.exec(steps, i + 1, env, None, sink)
                         })?;
@@ -222,6 +233,16 @@ impl Runtime<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// Whether each column of `checks` equals its expression (`R(x, x + 1)`).
+    fn checks_hold(&self, checks: &[(usize, Expr)], row: &[u32], env: &mut [u32]) -> Result<bool> {
+        for (c, e) in checks {
+            if self.eval(e, env)? != Some(row[*c]) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Full-string regex match (Soufflé uses `std::regex_match`). An invalid
@@ -502,6 +523,7 @@ fn byte_pattern(pat: &str) -> String {
     out
 }
 
+/// Evaluate every stratum of `prog` over `rels`, with `jobs` threads.
 pub fn evaluate(
     prog: &Checked,
     rels: &mut [Relation],

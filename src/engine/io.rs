@@ -227,10 +227,16 @@ pub fn write_output(
         matches!(target, OutTarget::Stdout) || io.and_then(|io| param(io, "IO")) == Some("stdout");
     let body = render(rel, store, syms, &delim);
     if to_stdout {
+        // With `-D -`, Soufflé also sets `headers=true`: the attribute names,
+        // joined by the delimiter, follow the relation's name.
+        let header = match target {
+            OutTarget::Stdout => format!("{}\n", rel.attr_names.join(&delim)),
+            OutTarget::Dir(_) => String::new(),
+        };
         let mut so = std::io::stdout().lock();
         write!(
             so,
-            "---------------\n{}\n===============\n{body}===============\n",
+            "---------------\n{}\n{header}===============\n{body}===============\n",
             rel.name
         )?;
         return Ok(());

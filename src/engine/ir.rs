@@ -30,6 +30,7 @@ impl Base {
 #[derive(Clone, Debug)]
 pub struct RelInfo {
     pub name: String,
+    pub attr_names: Vec<String>,
     pub types: Vec<Base>,
     pub loc: Loc,
     pub inputs: Vec<IoDirective>,
@@ -200,6 +201,26 @@ pub fn ready(e: &Expr, bound: &[bool]) -> bool {
     let mut vs = Vec::new();
     expr_vars(e, &mut vs);
     vs.iter().all(|v| bound[*v])
+}
+
+/// Whether an atom can be read once the variables of `bound` are bound: the
+/// variables of its expression arguments are bound already, or bound by plain
+/// variable arguments of the atom itself (`R(x, x + 1)`).
+pub fn atom_ready(args: &[Arg], bound: &[bool]) -> bool {
+    let waiting = |b: &[bool]| {
+        args.iter()
+            .any(|a| matches!(a, Arg::Expr(e) if !ready(e, b)))
+    };
+    if !waiting(bound) {
+        return true;
+    }
+    let mut after = bound.to_vec();
+    for a in args {
+        if let Arg::Var(v) = a {
+            after[*v] = true;
+        }
+    }
+    !waiting(&after)
 }
 
 pub fn lit_loc(l: &Lit) -> &Loc {

@@ -30,6 +30,9 @@ const FUNCTORS: [&str; 13] = [
     "match",
 ];
 
+/// Unary operators written as words; `bnot(x)` is an expression.
+const UNARY_WORDS: [&str; 2] = ["bnot", "lnot"];
+
 const KEYWORDS_UNSUPPORTED: [&str; 8] = [
     "mean", "nil", "range", "autoinc", "lxor", "bshru", "true", "false",
 ];
@@ -557,7 +560,11 @@ impl Parser<'_> {
                         Literal::Match(false, a, b, loc)
                     });
                 }
-                if !FUNCTORS.contains(&n.as_str()) && !KEYWORDS_UNSUPPORTED.contains(&n.as_str()) {
+                // `bnot(x) > 0` and `lnot(x) = 0` are comparisons, not atoms
+                if !FUNCTORS.contains(&n.as_str())
+                    && !KEYWORDS_UNSUPPORTED.contains(&n.as_str())
+                    && !UNARY_WORDS.contains(&n.as_str())
+                {
                     return Ok(Literal::Pos(self.atom()?));
                 }
             }

@@ -14,7 +14,8 @@ use anyhow::Result;
 
 use super::ast::{AggOp, CmpOp, Loc, err_at};
 use super::ir::{
-    AggIr, Arg, Base, Checked, Expr, Lit, Rule, display_var, expr_vars, lit_loc, lit_vars, ready,
+    AggIr, Arg, Base, Checked, Expr, Lit, Rule, atom_ready, display_var, expr_vars, lit_loc,
+    lit_vars, ready,
 };
 
 /// A planned expression: aggregates carry their planned bodies.
@@ -59,6 +60,9 @@ pub enum Step {
         binds: Vec<(usize, usize)>,
         /// Columns that must equal a column bound earlier in the same atom (`R(x, x)`).
         same: Vec<(usize, usize)>,
+        /// Columns that must equal an expression over variables the atom binds
+        /// (`R(x, x + 1)`), checked after the binds.
+        checks: Vec<(usize, PlanExpr)>,
     },
     /// All columns bound: membership test.
     Member {
@@ -149,20 +153,7 @@ impl Planner<'_> {
         let delta_first = versions.iter().position(|v| *v == Version::Delta);
         loop {
             // 1. everything that is ready and does not enumerate
-            let mut progress = true;
-            while progress {
-                progress = false;
-                for (i, l) in lits.iter().enumerate() {
-                    if done[i] {
-                        continue;
-                    }
-                    if let Some(step) = self.try_filter(l, bound)? {
-                        steps.push(step);
-                        done[i] = true;
-                        progress = true;
-                    }
-                }
-            }
+            self.place_filters(lits, &mut done, bound, &mut steps, false)?;
             // 2. next atom
             let mut best: Option<(usize, Score)> = None;
             for (i, l) in lits.iter().enumerate() {
@@ -181,10 +172,7 @@ impl Planner<'_> {
                     })
                     .count();
                 // atoms whose expression arguments are not ready cannot be used yet
-                if args
-                    .iter()
-                    .any(|a| matches!(a, Arg::Expr(e) if !ready(e, bound)))
-                {
+                if !atom_ready(args, bound) {
                     continue;
                 }
                 // The delta atom goes first whenever it can be evaluated.
@@ -199,7 +187,13 @@ impl Planner<'_> {
                     best = Some((i, score));
                 }
             }
-            let Some((i, _)) = best else { break };
+            let Some((i, _)) = best else {
+                // 3. no atom: a float equality may bind a variable yet
+                if self.place_filters(lits, &mut done, bound, &mut steps, true)? {
+                    continue;
+                }
+                break;
+            };
             done[i] = true;
             let Lit::Atom { rel, args, .. } = &lits[i] else {
                 unreachable!()
@@ -236,6 +230,7 @@ impl Planner<'_> {
         let mut key = Vec::new();
         let mut binds = Vec::new();
         let mut same = Vec::new();
+        let mut later = Vec::new();
         let mut newly: Vec<(usize, usize)> = Vec::new();
         for (c, a) in args.iter().enumerate() {
             match a {
@@ -252,14 +247,19 @@ impl Planner<'_> {
                     }
                 }
                 Arg::Anon => {}
-                Arg::Expr(e) => {
+                Arg::Expr(e) if ready(e, bound) => {
                     key_cols.push(c);
                     key.push(self.plan_expr(e, bound)?);
                 }
+                Arg::Expr(e) => later.push((c, e)),
             }
         }
         for (_, v) in &newly {
             bound[*v] = true;
+        }
+        let mut checks = Vec::new();
+        for (c, e) in later {
+            checks.push((c, self.plan_expr(e, bound)?));
         }
         if key_cols.len() == args.len() {
             return Ok(Step::Member {
@@ -280,10 +280,48 @@ impl Planner<'_> {
             key,
             binds,
             same,
+            checks,
         })
     }
 
-    fn try_filter(&mut self, l: &Lit, bound: &mut [bool]) -> Result<Option<Step>> {
+    /// Place every literal that is ready and does not enumerate, until none is
+    /// left; returns whether any was placed. A float equality `x = e` binds `x`
+    /// only with `float_binds`: when an atom can bind `x`, the equality must be
+    /// a filter, which compares floats as numbers (`-0.0 = 0.0`), not a key,
+    /// which compares bit patterns (as in Soufflé).
+    fn place_filters(
+        &mut self,
+        lits: &[Lit],
+        done: &mut [bool],
+        bound: &mut [bool],
+        steps: &mut Vec<Step>,
+        float_binds: bool,
+    ) -> Result<bool> {
+        let mut placed = false;
+        let mut progress = true;
+        while progress {
+            progress = false;
+            for (i, l) in lits.iter().enumerate() {
+                if done[i] {
+                    continue;
+                }
+                if let Some(step) = self.try_filter(l, bound, float_binds)? {
+                    steps.push(step);
+                    done[i] = true;
+                    progress = true;
+                    placed = true;
+                }
+            }
+        }
+        Ok(placed)
+    }
+
+    fn try_filter(
+        &mut self,
+        l: &Lit,
+        bound: &mut [bool],
+        float_binds: bool,
+    ) -> Result<Option<Step>> {
         Ok(match l {
             Lit::Atom { .. } => None,
             Lit::Neg { rel, args, .. } => {
@@ -332,7 +370,7 @@ impl Planner<'_> {
                         lhs: self.plan_expr(lhs, bound)?,
                         rhs: self.plan_expr(rhs, bound)?,
                     })
-                } else if *op == CmpOp::Eq {
+                } else if *op == CmpOp::Eq && (*base != Base::Flt || float_binds) {
                     match (lhs, rhs) {
                         (Expr::Var(v), e) | (e, Expr::Var(v)) if !bound[*v] && ready(e, bound) => {
                             let pe = self.plan_expr(e, bound)?;

@@ -56,6 +56,7 @@ pub fn declare(src: &Source, types: &Types) -> Result<Decls> {
         rel_index.insert(d.name.clone(), rels.len());
         rels.push(RelInfo {
             name: d.name.clone(),
+            attr_names: d.attrs.iter().map(|a| a.name.clone()).collect(),
             types: tys.iter().map(|t| types.info[*t].base).collect(),
             loc: d.loc.clone(),
             inputs: vec![],

@@ -10,7 +10,7 @@ use anyhow::Result;
 
 use crate::engine::ast::{CmpOp, err_at};
 use crate::engine::ir::{
-    Arg, Checked, Expr, Lit, Rule, display_var, expr_vars, lit_loc, lit_vars, ready,
+    Arg, Checked, Expr, Lit, Rule, atom_ready, display_var, expr_vars, lit_loc, lit_vars, ready,
 };
 
 /// Check every rule, in evaluation order (strata, then their rules).
@@ -71,10 +71,7 @@ fn check_body(rule: &Rule, lits: &[Lit], bound: &mut [bool]) -> Result<()> {
 fn bind(l: &Lit, bound: &mut [bool]) -> bool {
     match l {
         Lit::Atom { args, .. } => {
-            if args
-                .iter()
-                .any(|a| matches!(a, Arg::Expr(e) if !ready(e, bound)))
-            {
+            if !atom_ready(args, bound) {
                 return false;
             }
             for a in args {

@@ -71,20 +71,18 @@ impl<'a> Infer<'a> {
         Ok(r)
     }
 
-    /// Make aggregate-local variable names unique, so that two aggregates (or an
-
     /// Infer the types of a clause's variables: from the positive atoms they
     /// occur in (aggregate bodies included), then from comparisons between two
     /// variables, then from equalities `x = expr`, to a fixpoint.
     pub fn infer_clause(&mut self, head: &Atom, body: &[Literal]) -> Result<()> {
         // variable types from atoms (everywhere, including aggregate bodies)
-        self.collect_atom_types(&body)?;
+        self.collect_atom_types(body)?;
         for t in &head.args {
             self.collect_in_term(t)?;
         }
         // a comparison between two variables gives them one common type
         let mut pairs = Vec::new();
-        gather_cmps(&body, &mut pairs);
+        gather_cmps(body, &mut pairs);
         for (a, b, l) in pairs {
             let (Some(&sa), Some(&sb)) = (self.var_slots.get(a), self.var_slots.get(b)) else {
                 continue;
@@ -110,7 +108,7 @@ impl<'a> Infer<'a> {
         loop {
             let mut changed = false;
             let mut eqs = Vec::new();
-            gather_eqs(&body, &mut eqs);
+            gather_eqs(body, &mut eqs);
             for t in &head.args {
                 gather_eqs_term(t, &mut eqs);
             }

@@ -99,18 +99,16 @@ impl Lower<'_> {
             if let (Term::Var(v, l), Some(d)) = (t, &et.den)
                 && !d.is_subset(&want.den)
             {
-                {
-                    return Err(err_at(
-                        l,
-                        format!(
-                            "Type mismatch: variable {v} has type {}, which is not a subtype of {} (attribute {} of {})",
-                            self.inf.types.show_den(d),
-                            self.inf.types.display[htypes[i]],
-                            i + 1,
-                            head.name
-                        ),
-                    ));
-                }
+                return Err(err_at(
+                    l,
+                    format!(
+                        "Type mismatch: variable {v} has type {}, which is not a subtype of {} (attribute {} of {})",
+                        self.inf.types.show_den(d),
+                        self.inf.types.display[htypes[i]],
+                        i + 1,
+                        head.name
+                    ),
+                ));
             }
             head_exprs.push(e);
         }

@@ -18,7 +18,48 @@ pub fn stratify(rels: &[RelInfo], rules: &[Rule], edges: &[Edge]) -> Result<Vec<
             adj[*from].push(*to);
         }
     }
-    // Tarjan's SCC, iterative; yields SCCs in reverse topological order.
+    let sccs = components(&adj);
+    let mut comp_of = vec![0; n];
+    for (c, comp) in sccs.iter().enumerate() {
+        for r in comp {
+            comp_of[*r] = c;
+        }
+    }
+    for (from, to, neg, loc) in edges {
+        if *neg && comp_of[*from] == comp_of[*to] {
+            let names: Vec<_> = sccs[comp_of[*from]]
+                .iter()
+                .map(|r| rels[*r].name.as_str())
+                .collect();
+            return Err(anyhow!(
+                "{loc}: Unable to stratify relation(s) {{{}}}: {} is negated or aggregated inside its own recursion",
+                names.join(","),
+                rels[*from].name
+            ));
+        }
+    }
+    let mut strata = Vec::new();
+    for comp in &sccs {
+        let recursive = comp.len() > 1
+            || edges
+                .iter()
+                .any(|(f, t, _, _)| *f == comp[0] && *t == comp[0]);
+        let rules_of: Vec<usize> = (0..rules.len())
+            .filter(|i| comp.contains(&rules[*i].head_rel))
+            .collect();
+        strata.push(Stratum {
+            rels: comp.clone(),
+            rules: rules_of,
+            recursive,
+        });
+    }
+    Ok(strata)
+}
+
+/// The strongly connected components of the graph `adj`, each sorted, in
+/// topological order (Tarjan's algorithm, iterative).
+fn components(adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = adj.len();
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0; n];
     let mut on = vec![false; n];
@@ -70,42 +111,9 @@ pub fn stratify(rels: &[RelInfo], rules: &[Rule], edges: &[Edge]) -> Result<Vec<
             }
         }
     }
+    // Tarjan yields components in reverse topological order
     sccs.reverse();
-    let mut comp_of = vec![0; n];
-    for (c, comp) in sccs.iter().enumerate() {
-        for r in comp {
-            comp_of[*r] = c;
-        }
-    }
-    for (from, to, neg, loc) in edges {
-        if *neg && comp_of[*from] == comp_of[*to] {
-            let names: Vec<_> = sccs[comp_of[*from]]
-                .iter()
-                .map(|r| rels[*r].name.as_str())
-                .collect();
-            return Err(anyhow!(
-                "{loc}: Unable to stratify relation(s) {{{}}}: {} is negated or aggregated inside its own recursion",
-                names.join(","),
-                rels[*from].name
-            ));
-        }
-    }
-    let mut strata = Vec::new();
-    for comp in &sccs {
-        let recursive = comp.len() > 1
-            || edges
-                .iter()
-                .any(|(f, t, _, _)| *f == comp[0] && *t == comp[0]);
-        let rules_of: Vec<usize> = (0..rules.len())
-            .filter(|i| comp.contains(&rules[*i].head_rel))
-            .collect();
-        strata.push(Stratum {
-            rels: comp.clone(),
-            rules: rules_of,
-            recursive,
-        });
-    }
-    Ok(strata)
+    sccs
 }
 
 /// Relations some output or `.printsize` relation depends on, directly or through rules.

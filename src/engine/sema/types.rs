@@ -26,129 +26,38 @@ pub struct Types {
 
 impl Types {
     pub fn build(src: &Source) -> Result<Types> {
-        let prims = [
-            ("symbol", Base::Sym),
-            ("number", Base::Num),
-            ("unsigned", Base::Uns),
-            ("float", Base::Flt),
-        ];
-        let mut names = HashMap::new();
-        let mut display = Vec::new();
-        for (i, (n, _)) in prims.iter().enumerate() {
-            names.insert(n.to_string(), i);
-            display.push(n.to_string());
-        }
-        for t in &src.types {
-            if names.contains_key(&t.name) {
-                return Err(err_at(&t.loc, format!("Redefinition of type {}", t.name)));
-            }
-            names.insert(t.name.clone(), display.len());
-            display.push(t.name.clone());
-        }
+        let (names, display) = type_names(src)?;
+        let defs = Defs::resolve(src, &names)?;
         let n = display.len();
-        // parent edges: child -> what it is a subset of / union members
-        let mut subset_of: Vec<Option<usize>> = vec![None; n];
-        let mut members: Vec<Vec<usize>> = vec![vec![]; n];
-        for (k, t) in src.types.iter().enumerate() {
-            let id = 4 + k;
-            let look = |name: &str| {
-                names
-                    .get(name)
-                    .copied()
-                    .ok_or_else(|| err_at(&t.loc, format!("Undefined type {name}")))
-            };
-            match &t.def {
-                TypeDef::Subset(p) => subset_of[id] = Some(look(p)?),
-                TypeDef::Union(ms) => {
-                    for m in ms {
-                        members[id].push(look(m)?);
-                    }
-                }
-            }
-        }
+        let cyclic = |t: usize| {
+            err_at(
+                &src.types[t - 4].loc,
+                format!("cyclic type definition of {}", display[t]),
+            )
+        };
         // denotation: own atom (for primitives and subset types) + subsets below + union members
         let mut den: Vec<Option<BTreeSet<usize>>> = vec![None; n];
-        let mut base: Vec<Option<Base>> = vec![None; n];
-        for (i, (_, b)) in prims.iter().enumerate() {
-            base[i] = Some(*b);
-        }
-        fn compute(
-            t: usize,
-            subset_of: &[Option<usize>],
-            members: &[Vec<usize>],
-            den: &mut Vec<Option<BTreeSet<usize>>>,
-            visiting: &mut Vec<bool>,
-        ) -> Option<BTreeSet<usize>> {
-            if let Some(d) = &den[t] {
-                return Some(d.clone());
-            }
-            if visiting[t] {
-                return None;
-            }
-            visiting[t] = true;
-            let mut d = BTreeSet::new();
-            if members[t].is_empty() {
-                d.insert(t);
-            }
-            for m in &members[t] {
-                d.extend(compute(*m, subset_of, members, den, visiting)?);
-            }
-            for (c, p) in subset_of.iter().enumerate() {
-                if *p == Some(t) {
-                    d.extend(compute(c, subset_of, members, den, visiting)?);
-                }
-            }
-            visiting[t] = false;
-            den[t] = Some(d.clone());
-            Some(d)
-        }
-        #[allow(clippy::needless_range_loop)]
         for t in 0..n {
             let mut visiting = vec![false; n];
-            if compute(t, &subset_of, &members, &mut den, &mut visiting).is_none() {
-                return Err(err_at(
-                    &src.types[t - 4].loc,
-                    format!("cyclic type definition of {}", display[t]),
-                ));
+            if defs.denotation(t, &mut den, &mut visiting).is_none() {
+                return Err(cyclic(t));
             }
         }
-        fn base_of(
-            t: usize,
-            subset_of: &[Option<usize>],
-            members: &[Vec<usize>],
-            base: &mut Vec<Option<Base>>,
-            depth: usize,
-        ) -> Option<Base> {
-            if let Some(b) = base[t] {
-                return Some(b);
-            }
-            if depth > 1000 {
-                return None;
-            }
-            let b = if let Some(p) = subset_of[t] {
-                base_of(p, subset_of, members, base, depth + 1)
-            } else {
-                base_of(members[t][0], subset_of, members, base, depth + 1)
-            };
-            base[t] = b;
-            b
+        let mut base: Vec<Option<Base>> = vec![None; n];
+        for (i, b) in PRIMITIVES.iter().enumerate() {
+            base[i] = Some(b.1);
         }
         for t in 4..n {
-            let b = base_of(t, &subset_of, &members, &mut base, 0);
-            let decl = &src.types[t - 4];
-            let Some(b) = b else {
-                return Err(err_at(
-                    &decl.loc,
-                    format!("cyclic type definition of {}", display[t]),
-                ));
+            let Some(b) = defs.base(t, &mut base, 0) else {
+                return Err(cyclic(t));
             };
-            for m in &members[t] {
-                if base_of(*m, &subset_of, &members, &mut base, 0) != Some(b) {
+            for m in &defs.members[t] {
+                if defs.base(*m, &mut base, 0) != Some(b) {
                     return Err(err_at(
-                        &decl.loc,
+                        &src.types[t - 4].loc,
                         format!(
                             "Union type {} mixes base types ({} and {})",
-                            display[t], display[members[t][0]], display[*m]
+                            display[t], display[defs.members[t][0]], display[*m]
                         ),
                     ));
                 }
@@ -177,6 +86,112 @@ impl Types {
         }
         let names: Vec<_> = d.iter().map(|i| self.display[*i].clone()).collect();
         names.join(" | ")
+    }
+}
+
+/// The primitive types, ids 0 to 3.
+const PRIMITIVES: [(&str, Base); 4] = [
+    ("symbol", Base::Sym),
+    ("number", Base::Num),
+    ("unsigned", Base::Uns),
+    ("float", Base::Flt),
+];
+
+/// Type ids by name, and names by id: the primitives, then the declared types in order.
+fn type_names(src: &Source) -> Result<(HashMap<String, usize>, Vec<String>)> {
+    let mut names = HashMap::new();
+    let mut display = Vec::new();
+    for (i, (n, _)) in PRIMITIVES.iter().enumerate() {
+        names.insert(n.to_string(), i);
+        display.push(n.to_string());
+    }
+    for t in &src.types {
+        if names.contains_key(&t.name) {
+            return Err(err_at(&t.loc, format!("Redefinition of type {}", t.name)));
+        }
+        names.insert(t.name.clone(), display.len());
+        display.push(t.name.clone());
+    }
+    Ok((names, display))
+}
+
+/// The type definitions as edges: what each type is a subset of, or its union members.
+struct Defs {
+    subset_of: Vec<Option<usize>>,
+    members: Vec<Vec<usize>>,
+}
+
+impl Defs {
+    fn resolve(src: &Source, names: &HashMap<String, usize>) -> Result<Defs> {
+        let n = names.len();
+        let mut subset_of: Vec<Option<usize>> = vec![None; n];
+        let mut members: Vec<Vec<usize>> = vec![vec![]; n];
+        for (k, t) in src.types.iter().enumerate() {
+            let id = 4 + k;
+            let look = |name: &str| {
+                names
+                    .get(name)
+                    .copied()
+                    .ok_or_else(|| err_at(&t.loc, format!("Undefined type {name}")))
+            };
+            match &t.def {
+                TypeDef::Subset(p) => subset_of[id] = Some(look(p)?),
+                TypeDef::Union(ms) => {
+                    for m in ms {
+                        members[id].push(look(m)?);
+                    }
+                }
+            }
+        }
+        Ok(Defs { subset_of, members })
+    }
+
+    /// The denotation of `t`, memoized in `den`; `None` on a cycle.
+    fn denotation(
+        &self,
+        t: usize,
+        den: &mut Vec<Option<BTreeSet<usize>>>,
+        visiting: &mut Vec<bool>,
+    ) -> Option<BTreeSet<usize>> {
+        if let Some(d) = &den[t] {
+            return Some(d.clone());
+        }
+        if visiting[t] {
+            return None;
+        }
+        visiting[t] = true;
+        let mut d = BTreeSet::new();
+        if self.members[t].is_empty() {
+            d.insert(t);
+        }
+        for m in &self.members[t] {
+            d.extend(self.denotation(*m, den, visiting)?);
+        }
+        for (c, p) in self.subset_of.iter().enumerate() {
+            if *p == Some(t) {
+                d.extend(self.denotation(c, den, visiting)?);
+            }
+        }
+        visiting[t] = false;
+        den[t] = Some(d.clone());
+        Some(d)
+    }
+
+    /// The base of `t` (through its parent or first member), memoized in `base`; `None` on a cycle.
+    fn base(&self, t: usize, base: &mut Vec<Option<Base>>, depth: usize) -> Option<Base> {
+        if let Some(b) = base[t] {
+            return Some(b);
+        }
+        if depth > 1000 {
+            return None;
+        }
+        let next = match self.subset_of[t] {
+            Some(p) => p,
+            None => self.members[t][0],
+        };
+        let b = self.base(next, base, depth + 1);
+        base[t] = b;
+        b
     }
 }
 
