@@ -51,14 +51,26 @@ enum Edge {
 #[derive(Clone, Copy)]
 enum Trigger {
     /// `to = *node` (`whole`: aggregate result, reads every offset).
-    Load { to: Node, whole: bool },
+    Load {
+        to: Node,
+        whole: bool,
+    },
     /// `*node = value` (`whole`: aggregate value, or va_start: stored at -1).
-    Store { value: Node, whole: bool },
+    Store {
+        value: Node,
+        whole: bool,
+    },
     /// `node` is the callee operand of a call.
-    Callee { call: u32 },
+    Callee {
+        call: u32,
+    },
     /// `node` is the source or destination of memory copy `copy` (a pseudo-object).
-    CopyFrom { copy: u32 },
-    CopyTo { copy: u32 },
+    CopyFrom {
+        copy: u32,
+    },
+    CopyTo {
+        copy: u32,
+    },
 }
 
 /// A standing request on an object: connect each of its cells, present and future.
@@ -67,7 +79,12 @@ enum Sub {
     /// Every cell (-1 included) copies into `to`.
     All(Node),
     /// Cell g >= min copies into `(target, shift(g))`; cell -1 into `(target, -1)`.
-    Shift { target: u32, delta: Option<i32>, min: i32, bounded: bool },
+    Shift {
+        target: u32,
+        delta: Option<i32>,
+        min: i32,
+        bounded: bool,
+    },
 }
 
 struct Prep {
@@ -211,7 +228,11 @@ impl Solver {
             Edge::Copy(t) => (t, (o, f)),
             Edge::Unknown(t) => (t, (o, -1)),
             Edge::Field(t, k) => {
-                let off = if f < 0 { -1 } else { self.bounded(o, f as i64 + k as i64) };
+                let off = if f < 0 {
+                    -1
+                } else {
+                    self.bounded(o, f as i64 + k as i64)
+                };
                 (t, (o, off))
             }
         }
@@ -254,7 +275,12 @@ impl Solver {
     fn connect(&mut self, s: Sub, off: i32, cell: Node) {
         match s {
             Sub::All(to) => self.add_edge(cell, Edge::Copy(to)),
-            Sub::Shift { target, delta, min, bounded } => {
+            Sub::Shift {
+                target,
+                delta,
+                min,
+                bounded,
+            } => {
                 let t = if off < 0 {
                     -1
                 } else if off < min {
@@ -308,18 +334,38 @@ impl Solver {
             Trigger::CopyFrom { copy } => {
                 let pseudo = self.copy_object[copy as usize];
                 let sub = if f < 0 {
-                    Sub::Shift { target: pseudo, delta: None, min: 0, bounded: false }
+                    Sub::Shift {
+                        target: pseudo,
+                        delta: None,
+                        min: 0,
+                        bounded: false,
+                    }
                 } else {
-                    Sub::Shift { target: pseudo, delta: Some(-f), min: f, bounded: false }
+                    Sub::Shift {
+                        target: pseudo,
+                        delta: Some(-f),
+                        min: f,
+                        bounded: false,
+                    }
                 };
                 self.subscribe(o, sub);
             }
             Trigger::CopyTo { copy } => {
                 let pseudo = self.copy_object[copy as usize];
                 let sub = if f < 0 {
-                    Sub::Shift { target: o, delta: None, min: 0, bounded: false }
+                    Sub::Shift {
+                        target: o,
+                        delta: None,
+                        min: 0,
+                        bounded: false,
+                    }
                 } else {
-                    Sub::Shift { target: o, delta: Some(f), min: 0, bounded: true }
+                    Sub::Shift {
+                        target: o,
+                        delta: Some(f),
+                        min: 0,
+                        bounded: true,
+                    }
                 };
                 self.subscribe(pseudo, sub);
             }
@@ -360,13 +406,24 @@ impl Solver {
                     self.add_edge(v, Edge::Copy(r));
                 }
             } else {
-                for off in self.prep.wrapper_offsets.get(&f).cloned().unwrap_or_default() {
+                for off in self
+                    .prep
+                    .wrapper_offsets
+                    .get(&f)
+                    .cloned()
+                    .unwrap_or_default()
+                {
                     self.add_loc(r, (call_sym, off));
                 }
                 for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
                     self.subscribe(
                         inner,
-                        Sub::Shift { target: call_sym, delta: Some(0), min: 0, bounded: false },
+                        Sub::Shift {
+                            target: call_sym,
+                            delta: Some(0),
+                            min: 0,
+                            bounded: false,
+                        },
                     );
                 }
             }
@@ -385,7 +442,14 @@ impl Solver {
         self.external_call(c, f, name, &args, result);
     }
 
-    fn external_call(&mut self, c: u32, f: u32, name: u32, args: &[(i32, Node)], result: Option<Node>) {
+    fn external_call(
+        &mut self,
+        c: u32,
+        f: u32,
+        name: u32,
+        args: &[(i32, Node)],
+        result: Option<Node>,
+    ) {
         let call_sym = self.call_sym[c as usize];
         let arg = |k: i32| args.iter().filter(move |(i, _)| *i == k).map(|(_, n)| *n);
         let operand = |k: i32| -> Vec<Node> {
@@ -404,7 +468,13 @@ impl Solver {
                     self.add_edge(a, Edge::Copy(r));
                 }
             }
-            for k in self.prep.return_into_arg.get(&name).cloned().unwrap_or_default() {
+            for k in self
+                .prep
+                .return_into_arg
+                .get(&name)
+                .cloned()
+                .unwrap_or_default()
+            {
                 for a in arg(k) {
                     self.add_edge(a, Edge::Unknown(r));
                 }
@@ -413,10 +483,22 @@ impl Solver {
                 let any = self.any_call_node(name);
                 self.add_edge(any, Edge::Copy(r));
             }
-            for k in self.prep.return_load_arg.get(&name).cloned().unwrap_or_default() {
+            for k in self
+                .prep
+                .return_load_arg
+                .get(&name)
+                .cloned()
+                .unwrap_or_default()
+            {
                 for a in arg(k) {
                     let loaded = self.new_node(None);
-                    self.add_trigger(a, Trigger::Load { to: loaded, whole: true });
+                    self.add_trigger(
+                        a,
+                        Trigger::Load {
+                            to: loaded,
+                            whole: true,
+                        },
+                    );
                     self.add_edge(loaded, Edge::Unknown(r));
                 }
             }
@@ -433,7 +515,13 @@ impl Solver {
                 }
             }
         }
-        for k in self.prep.return_into_arg_any_call.get(&name).cloned().unwrap_or_default() {
+        for k in self
+            .prep
+            .return_into_arg_any_call
+            .get(&name)
+            .cloned()
+            .unwrap_or_default()
+        {
             let any = self.any_call_node(name);
             for a in arg(k) {
                 self.add_edge(a, Edge::Unknown(any));
@@ -443,19 +531,43 @@ impl Solver {
             for a in arg(k) {
                 let fresh = self.new_node(None);
                 self.add_loc(fresh, (call_sym, 0));
-                self.add_trigger(a, Trigger::Store { value: fresh, whole: false });
+                self.add_trigger(
+                    a,
+                    Trigger::Store {
+                        value: fresh,
+                        whole: false,
+                    },
+                );
             }
         }
-        for (k, s) in self.prep.out_into_arg.get(&name).cloned().unwrap_or_default() {
+        for (k, s) in self
+            .prep
+            .out_into_arg
+            .get(&name)
+            .cloned()
+            .unwrap_or_default()
+        {
             for a in arg(k) {
                 for b in arg(s) {
                     let anywhere = self.new_node(None);
                     self.add_edge(b, Edge::Unknown(anywhere));
-                    self.add_trigger(a, Trigger::Store { value: anywhere, whole: false });
+                    self.add_trigger(
+                        a,
+                        Trigger::Store {
+                            value: anywhere,
+                            whole: false,
+                        },
+                    );
                 }
             }
         }
-        for (dk, sk) in self.prep.copy_contents.get(&name).cloned().unwrap_or_default() {
+        for (dk, sk) in self
+            .prep
+            .copy_contents
+            .get(&name)
+            .cloned()
+            .unwrap_or_default()
+        {
             for d in operand(dk) {
                 for s in operand(sk) {
                     let key = self.sym.id(&format!("\u{0}model-copy {c} {d} {s}"));
@@ -572,7 +684,10 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         throw: HashMap::new(),
     };
     for r in rows(prep, "linked_object") {
-        p.linked.entry(sym.id(&r[0])).or_default().push(sym.id(&r[1]));
+        p.linked
+            .entry(sym.id(&r[0]))
+            .or_default()
+            .push(sym.id(&r[1]));
     }
     for r in rows(prep, "looping_field") {
         p.looping.insert(sym.id(&r[0]));
@@ -581,10 +696,16 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         p.wrapper.insert(sym.id(&r[0]));
     }
     for r in rows(prep, "wrapper_return_offset") {
-        p.wrapper_offsets.entry(sym.id(&r[0])).or_default().push(num(&r[1])?);
+        p.wrapper_offsets
+            .entry(sym.id(&r[0]))
+            .or_default()
+            .push(num(&r[1])?);
     }
     for r in rows(prep, "wrapper_inner") {
-        p.wrapper_inner.entry(sym.id(&r[0])).or_default().push(sym.id(&r[1]));
+        p.wrapper_inner
+            .entry(sym.id(&r[0]))
+            .or_default()
+            .push(sym.id(&r[1]));
     }
     for r in rows(prep, "external_function") {
         p.external.insert(sym.id(&r[0]), sym.id(&r[1]));
@@ -616,7 +737,10 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         ("model_out_alloc", &mut p.out_alloc),
         ("model_return_arg", &mut p.return_arg),
         ("model_return_into_arg", &mut p.return_into_arg),
-        ("model_return_into_arg_any_call", &mut p.return_into_arg_any_call),
+        (
+            "model_return_into_arg_any_call",
+            &mut p.return_into_arg_any_call,
+        ),
         ("model_return_load_arg", &mut p.return_load_arg),
         ("model_throw", &mut p.throw),
     ] {
@@ -629,7 +753,9 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         ("model_out_into_arg", &mut p.out_into_arg),
     ] {
         for r in rows(prep, rel) {
-            map.entry(sym.id(&r[0])).or_default().push((num(&r[1])?, num(&r[2])?));
+            map.entry(sym.id(&r[0]))
+                .or_default()
+                .push((num(&r[1])?, num(&r[2])?));
         }
     }
     Ok(p)
@@ -733,14 +859,26 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let l = s.node(l);
         let va = s.new_node(None);
         s.add_loc(va, (f, -1));
-        s.add_trigger(l, Trigger::Store { value: va, whole: true });
+        s.add_trigger(
+            l,
+            Trigger::Store {
+                value: va,
+                whole: true,
+            },
+        );
         Ok(())
     })?;
     each("pt_va_arg", &mut |s, r| {
         let (t, l) = (s.sym.id(r[1]), s.sym.id(r[2]));
         let (t, l) = (s.node(t), s.node(l));
         let list = s.new_node(None);
-        s.add_trigger(l, Trigger::Load { to: list, whole: true });
+        s.add_trigger(
+            l,
+            Trigger::Load {
+                to: list,
+                whole: true,
+            },
+        );
         s.add_trigger(list, Trigger::Load { to: t, whole: true });
         Ok(())
     })?;
@@ -866,9 +1004,7 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
         let call = s.call_sym[c as usize];
         let has_result = s.call_result[c as usize].is_some();
         let heap = match s.prep.external.get(&f) {
-            Some(n) => {
-                (s.prep.alloc.contains(n) && has_result) || s.prep.out_alloc.contains_key(n)
-            }
+            Some(n) => (s.prep.alloc.contains(n) && has_result) || s.prep.out_alloc.contains_key(n),
             None => false,
         } || (s.prep.wrapper.contains(&f) && has_result);
         if heap {
@@ -888,7 +1024,10 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
         ("field_points_to", field),
         ("obj_points_to", obj),
         ("call_graph_edge", edges),
-        ("reachable_function", reachable.into_iter().map(|f| vec![f]).collect()),
+        (
+            "reachable_function",
+            reachable.into_iter().map(|f| vec![f]).collect(),
+        ),
         ("object", objects),
     ] {
         out.insert(rel.to_string(), sorted(rows));

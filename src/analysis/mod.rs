@@ -9,4 +9,5 @@ pub mod programs;
 pub mod report;
 
 pub use backend::{Backend, EngineChoice, Runner};
+pub mod andersen;
 pub mod pointsto;

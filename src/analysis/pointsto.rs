@@ -7,8 +7,11 @@ use std::fmt::Write as _;
 
 use anyhow::{Result, anyhow, bail};
 
+use std::path::PathBuf;
+
+use super::andersen;
 use super::backend::{Outputs, Runner};
-use super::programs::RuleSource;
+use super::programs::{self, RuleSource};
 use crate::facts::{FactSet, unescape};
 
 /// The analyses `llfacts analyze` runs, by name.
@@ -22,6 +25,7 @@ pub const OUTPUTS: &[&str] = &[
     "field_points_to",
     "call_graph_edge",
     "reachable_function",
+    "object",
 ];
 
 /// A location: an object and a byte offset into it (`-1`: somewhere in it).
@@ -33,10 +37,32 @@ pub struct Solution {
     points_to: HashMap<String, Vec<Location>>,
 }
 
-/// Runs the points-to program on the runner's facts.
-pub fn solve(runner: &mut Runner, source: &RuleSource) -> Result<Solution> {
-    let program = runner.parse(source)?;
-    let outputs = runner.outputs(source, &program, OUTPUTS)?;
+/// How the fixpoint is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    /// The prep program on the rule engine, then the native fixpoint (`andersen.rs`).
+    Native,
+    /// The whole rule program on the rule engine.
+    Rules,
+}
+
+/// Runs the points-to analysis on the runner's facts; `extra` rule files (models) are
+/// included after the built-in program.
+pub fn solve(runner: &mut Runner, extra: &[PathBuf], solver: Solver) -> Result<Solution> {
+    let outputs = match solver {
+        Solver::Rules => {
+            let source = RuleSource::builtin_with(ANALYSES[0].1, extra);
+            let program = runner.parse(&source)?;
+            runner.outputs(&source, &program, OUTPUTS)?
+        }
+        Solver::Native => {
+            let source = RuleSource::builtin_with(programs::ANDERSEN_PREP, extra);
+            let program = runner.parse(&source)?;
+            let prep = runner.outputs(&source, &program, andersen::PREP_OUTPUTS)?;
+            andersen::solve(runner.facts(), &prep)?
+        }
+    };
+    let source = ANALYSES[0].1;
     let mut points_to: HashMap<String, Vec<Location>> = HashMap::new();
     for row in &outputs["var_points_to_field"] {
         let [var, obj, off] = &row[..] else {

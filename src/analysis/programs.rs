@@ -25,6 +25,10 @@ const RULE_FILES: &[(&str, &str)] = &[
         "rules/lib/models.dl",
         include_str!("../../rules/lib/models.dl"),
     ),
+    (
+        "rules/lib/andersen_prep.dl",
+        include_str!("../../rules/lib/andersen_prep.dl"),
+    ),
 ];
 
 /// A rule program: built in (by repository path) or a user's file.
@@ -62,12 +66,28 @@ impl fmt::Display for RuleSource {
     }
 }
 
+/// The program `llfacts analyze` evaluates before its native points-to solver: the
+/// fixpoint-independent part of rules/andersen.dl, with the relations the solver reads as
+/// outputs.
+pub const ANDERSEN_PREP: &str = "rules/andersen_prep.generated.dl";
+
+fn andersen_prep() -> String {
+    let mut text = String::from(
+        "#include \"../schema/llfacts.dl\"\n#include \"lib/models.dl\"\n#include \"lib/andersen_prep.dl\"\n",
+    );
+    for rel in super::andersen::PREP_OUTPUTS {
+        text += &format!(".output {rel}\n");
+    }
+    text
+}
+
 /// Every embedded file a built-in program may include: the rules and the generated schema.
 fn files() -> BTreeMap<String, String> {
     let mut files: BTreeMap<String, String> = RULE_FILES
         .iter()
         .map(|(path, text)| (path.to_string(), text.to_string()))
         .collect();
+    files.insert(ANDERSEN_PREP.to_string(), andersen_prep());
     for (name, text) in schema::files() {
         files.insert(format!("schema/{name}"), text);
     }

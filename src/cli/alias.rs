@@ -7,11 +7,10 @@ use anyhow::{Context, anyhow, bail};
 use clap::Args;
 
 use llfacts::analysis::Runner;
-use llfacts::analysis::pointsto::{self, ANALYSES, Names};
-use llfacts::analysis::programs::RuleSource;
+use llfacts::analysis::pointsto::Names;
 use llfacts::facts::FactSet;
 
-use super::{Engine, Jobs};
+use super::{Engine, Jobs, PointsTo};
 
 /// May two values of a function alias? Prints `may-alias` or `no-alias` and exits 0.
 ///
@@ -29,9 +28,8 @@ pub struct AliasArgs {
     /// Answer every `FUNCTION VALUE1 VALUE2` line of FILE (`-` for stdin).
     #[arg(long, value_name = "FILE")]
     queries: Option<PathBuf>,
-    /// More Datalog files to include in the analysis (models, rules).
-    #[arg(long = "rules", value_name = "FILE")]
-    rules: Vec<PathBuf>,
+    #[command(flatten)]
+    points_to: PointsTo,
     #[command(flatten)]
     jobs: Jobs,
     #[command(flatten)]
@@ -59,11 +57,10 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
     };
     let backend = args.engine.backend()?;
     let pool = args.jobs.pool()?;
-    let entry = ANALYSES[0].1;
     let answers = pool.install(|| -> anyhow::Result<Vec<&str>> {
         let facts = FactSet::Memory(llfacts::extract::to_memory(&inputs)?);
         let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
-        let solution = pointsto::solve(&mut runner, &RuleSource::builtin_with(entry, &args.rules))?;
+        let solution = args.points_to.solve(&mut runner)?;
         let names = Names::new(&facts, &solution)?;
         queries
             .iter()

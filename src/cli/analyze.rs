@@ -8,19 +8,18 @@ use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 
 use llfacts::analysis::Runner;
-use llfacts::analysis::pointsto::{self, ANALYSES, OUTPUTS};
-use llfacts::analysis::programs::RuleSource;
+use llfacts::analysis::pointsto::OUTPUTS;
 use llfacts::facts::FactSet;
 use llfacts::facts::writer::write_results;
 
-use super::{Engine, Jobs, Quiet};
+use super::{Engine, Jobs, PointsTo, Quiet};
 
 /// Points-to analysis: extract the inputs in memory, solve, and report.
 ///
 /// Runs rules/andersen.dl (inclusion-based, field-sensitive, call graph on the fly) over
 /// the modules as one program, prints a summary, and with -o writes the output relations
 /// (var_points_to, var_points_to_field, obj_points_to, field_points_to, call_graph_edge,
-/// reachable_function) as Soufflé does, one `<relation>.csv` file each.
+/// reachable_function, object) as Soufflé does, one `<relation>.csv` file each.
 #[derive(Args)]
 pub struct AnalyzeArgs {
     /// Input modules (.bc or .ll), analysed together as one program.
@@ -32,10 +31,8 @@ pub struct AnalyzeArgs {
     /// Write the output relations into DIR (created or replaced).
     #[arg(short, long, value_name = "DIR")]
     output: Option<PathBuf>,
-    /// More Datalog files to include in the analysis: allocator and library models
-    /// (see rules/lib/models.dl) or more rules.
-    #[arg(long = "rules", value_name = "FILE")]
-    rules: Vec<PathBuf>,
+    #[command(flatten)]
+    points_to: PointsTo,
     /// Summary format.
     #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
     format: SummaryFormat,
@@ -75,16 +72,14 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
     let name = match args.analysis {
         Analysis::Andersen => "andersen",
     };
-    let entry = ANALYSES.iter().find(|(n, _)| *n == name).expect("known").1;
     let (facts, solution) = pool.install(|| -> anyhow::Result<_> {
         stage("extracting...");
         let facts = FactSet::Memory(llfacts::extract::to_memory(&args.inputs)?);
         stage(&format!("solving ({})...", backend.name()));
         let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
-        let solution = pointsto::solve(&mut runner, &RuleSource::builtin_with(entry, &args.rules))?;
+        let solution = args.points_to.solve(&mut runner)?;
         Ok((facts, solution))
     })?;
-    stage("");
     if progress {
         eprint!("\r\x1b[2K");
     }

@@ -10,7 +10,10 @@ pub mod schema;
 
 use clap::{Args, ValueEnum};
 
-use llfacts::analysis::{Backend, EngineChoice};
+use std::path::PathBuf;
+
+use llfacts::analysis::pointsto::{self, Solution, Solver};
+use llfacts::analysis::{Backend, EngineChoice, Runner};
 
 /// `-j/--jobs`: worker threads.
 #[derive(Args, Clone, Copy, Debug)]
@@ -80,4 +83,34 @@ pub struct Quiet {
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// The points-to options `analyze` and `alias` share.
+#[derive(Args, Clone, Debug)]
+pub struct PointsTo {
+    /// More Datalog files with allocator and library models (see rules/lib/models.dl), or,
+    /// with `--solver rules`, more rules.
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// How the points-to fixpoint is computed: `native` runs the model and wrapper rules on
+    /// the rule engine and the fixpoint of rules/andersen.dl in Rust (same tuples, much
+    /// faster); `rules` evaluates all of rules/andersen.dl on the rule engine.
+    #[arg(long, value_enum, default_value_t = SolverArg::Native)]
+    solver: SolverArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SolverArg {
+    Native,
+    Rules,
+}
+
+impl PointsTo {
+    pub fn solve(&self, runner: &mut Runner) -> anyhow::Result<Solution> {
+        let solver = match self.solver {
+            SolverArg::Native => Solver::Native,
+            SolverArg::Rules => Solver::Rules,
+        };
+        pointsto::solve(runner, &self.rules, solver)
+    }
 }

@@ -1,0 +1,104 @@
+//! The native points-to solver (`--solver native`, the default) against its specification,
+//! rules/andersen.dl evaluated by the rule engine (`--solver rules`): every output relation
+//! must be byte-identical, on every C and C++ fixture, at -O0, after mem2reg and at -O2.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+const OUTPUTS: &[&str] = &[
+    "var_points_to",
+    "var_points_to_field",
+    "obj_points_to",
+    "field_points_to",
+    "call_graph_edge",
+    "reachable_function",
+    "object",
+];
+
+fn sources() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["fixtures/pointsto", "fixtures/pointsto/unsound", "fixtures/c", "fixtures/cpp"] {
+        for e in std::fs::read_dir(repo().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "c" || x == "cpp") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    assert!(v.len() >= 20, "fixtures not found: {v:?}");
+    v
+}
+
+fn analyze(bc: &Path, solver: &str, out: &Path) {
+    let o = llfacts()
+        .args(["analyze", "-q", "--engine", "builtin", "--solver", solver])
+        .arg(bc)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{} --solver {solver}: {}",
+        bc.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn same_outputs(bc: &Path, dir: &Path) {
+    let (native, rules) = (dir.join("native"), dir.join("rules"));
+    analyze(bc, "native", &native);
+    analyze(bc, "rules", &rules);
+    let mut tuples = 0;
+    for rel in OUTPUTS {
+        let a = std::fs::read_to_string(native.join(format!("{rel}.csv"))).unwrap();
+        let b = std::fs::read_to_string(rules.join(format!("{rel}.csv"))).unwrap();
+        if a != b {
+            let only_a: Vec<&str> = a.lines().filter(|l| !b.lines().any(|m| m == *l)).take(5).collect();
+            let only_b: Vec<&str> = b.lines().filter(|l| !a.lines().any(|m| m == *l)).take(5).collect();
+            panic!(
+                "{}: {rel} differs: native only {only_a:?}, rules only {only_b:?}",
+                bc.display()
+            );
+        }
+        tuples += a.lines().count();
+    }
+    assert!(tuples > 0, "{}: nothing derived", bc.display());
+}
+
+#[test]
+fn native_solver_equals_the_rules_on_every_fixture() {
+    let dir = scratch("andersen-native");
+    for src in sources() {
+        let stem = src.file_stem().unwrap().to_string_lossy().to_string();
+        for (mode, flags) in [
+            ("O0", &["-O0"][..]),
+            ("O2", &["-O2"][..]),
+            ("m2r", &["-O0", "-Xclang", "-disable-O0-optnone"][..]),
+        ] {
+            let case = dir.join(format!("{stem}-{mode}"));
+            std::fs::create_dir_all(&case).unwrap();
+            let mut bc = case.join("a.bc");
+            compile(&src, &bc, flags);
+            if mode == "m2r" {
+                let out = case.join("m2r.bc");
+                let ok = Command::new(clang().with_file_name("opt"))
+                    .args(["-passes=mem2reg"])
+                    .arg(&bc)
+                    .arg("-o")
+                    .arg(&out)
+                    .status()
+                    .unwrap()
+                    .success();
+                assert!(ok);
+                bc = out;
+            }
+            same_outputs(&bc, &case);
+        }
+    }
+}
