@@ -8,17 +8,52 @@
 //! edges copy points-to sets (shifting offsets for field edges); loads, stores, calls and
 //! memory copies add edges as the addresses and callees they depend on gain locations.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap as StdMap, HashSet as StdSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use anyhow::{Result, anyhow};
 
 use super::backend::Outputs;
 use crate::facts::FactSet;
 
+/// A multiply-rotate hasher for the solver's integer keys: SipHash's DoS resistance buys
+/// nothing here and costs most of the time.
+#[derive(Default, Clone, Copy)]
+struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64)
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.write_u64(v as u32 as u64)
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64)
+    }
+}
+
+type HashMap<K, V> = StdMap<K, V, BuildHasherDefault<IntHasher>>;
+type HashSet<K> = StdSet<K, BuildHasherDefault<IntHasher>>;
+
 /// Interned symbols.
 #[derive(Default)]
 struct Symbols {
-    ids: HashMap<String, u32>,
+    ids: StdMap<String, u32>,
     names: Vec<String>,
 }
 
@@ -157,6 +192,10 @@ struct Solver {
     triggers: Vec<Vec<Trigger>>,
     worklist: Vec<Node>,
     queued: Vec<bool>,
+    /// Union-find over nodes: nodes on a cycle of copy edges share one representative.
+    rep: Vec<Node>,
+    /// Copy edges added since the last cycle search.
+    new_copy_edges: usize,
     // Calls.
     call_sym: Vec<u32>,
     call_args: Vec<Vec<(i32, Node)>>,
@@ -194,13 +233,36 @@ impl Solver {
 
     fn new_node(&mut self, name: Option<u32>) -> Node {
         let n = self.pts.len() as Node;
-        self.pts.push(HashSet::new());
+        self.pts.push(HashSet::default());
         self.delta.push(Vec::new());
         self.edges.push(Vec::new());
         self.triggers.push(Vec::new());
         self.queued.push(false);
+        self.rep.push(n);
         self.node_name.push(name);
         n
+    }
+
+    /// The representative, without path compression.
+    fn rep_of(&self, mut n: Node) -> Node {
+        while self.rep[n as usize] != n {
+            n = self.rep[n as usize];
+        }
+        n
+    }
+
+    fn find(&mut self, n: Node) -> Node {
+        let mut r = n;
+        while self.rep[r as usize] != r {
+            r = self.rep[r as usize];
+        }
+        let mut m = n;
+        while self.rep[m as usize] != r {
+            let next = self.rep[m as usize];
+            self.rep[m as usize] = r;
+            m = next;
+        }
+        r
     }
 
     fn bounded(&self, obj: u32, off: i64) -> i32 {
@@ -214,6 +276,7 @@ impl Solver {
     }
 
     fn add_loc(&mut self, n: Node, loc: Loc) {
+        let n = self.find(n);
         if self.pts[n as usize].insert(loc) {
             self.delta[n as usize].push(loc);
             if !self.queued[n as usize] {
@@ -239,8 +302,22 @@ impl Solver {
     }
 
     fn add_edge(&mut self, from: Node, e: Edge) {
+        let from = self.find(from);
+        let e = match e {
+            Edge::Copy(t) => {
+                let t = self.find(t);
+                if t == from {
+                    return;
+                }
+                Edge::Copy(t)
+            }
+            other => other,
+        };
         if !self.edge_set.insert((from, e)) {
             return;
+        }
+        if matches!(e, Edge::Copy(_)) {
+            self.new_copy_edges += 1;
         }
         self.edges[from as usize].push(e);
         let locs: Vec<Loc> = self.pts[from as usize].iter().copied().collect();
@@ -251,6 +328,7 @@ impl Solver {
     }
 
     fn add_trigger(&mut self, n: Node, t: Trigger) {
+        let n = self.find(n);
         self.triggers[n as usize].push(t);
         let locs: Vec<Loc> = self.pts[n as usize].iter().copied().collect();
         for l in locs {
@@ -593,24 +671,127 @@ impl Solver {
     }
 
     fn run(&mut self) {
-        while let Some(n) = self.worklist.pop() {
+        let mut next_search = 64;
+        loop {
+            if self.new_copy_edges >= next_search {
+                self.collapse_cycles();
+                next_search = self.new_copy_edges.max(64) * 2;
+                self.new_copy_edges = 0;
+            }
+            let Some(n) = self.worklist.pop() else {
+                break;
+            };
             self.queued[n as usize] = false;
+            if self.find(n) != n {
+                continue;
+            }
             let delta = std::mem::take(&mut self.delta[n as usize]);
             if delta.is_empty() {
                 continue;
             }
-            let edges = self.edges[n as usize].clone();
-            for e in edges {
+            let mut i = 0;
+            while i < self.edges[n as usize].len() {
+                let e = self.edges[n as usize][i];
                 for &l in &delta {
                     let (t, l) = self.transform(e, l);
                     self.add_loc(t, l);
                 }
+                i += 1;
             }
-            let triggers = self.triggers[n as usize].clone();
-            for t in triggers {
+            let mut i = 0;
+            while i < self.triggers[n as usize].len() {
+                let t = self.triggers[n as usize][i];
                 for &l in &delta {
                     self.fire(t, l);
                 }
+                i += 1;
+            }
+        }
+    }
+
+    /// Merges every cycle of copy edges into one node (Tarjan's SCC algorithm, iterative):
+    /// nodes on such a cycle have equal points-to sets at the fixpoint.
+    fn collapse_cycles(&mut self) {
+        let n = self.pts.len();
+        let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
+        let mut on_stack = vec![false; n];
+        let (mut stack, mut next) = (Vec::new(), 0u32);
+        let mut merges: Vec<Vec<Node>> = Vec::new();
+        for root in 0..n as Node {
+            if index[root as usize] != u32::MAX || self.find(root) != root {
+                continue;
+            }
+            // (node, next edge position)
+            let mut call: Vec<(Node, usize)> = vec![(root, 0)];
+            index[root as usize] = next;
+            low[root as usize] = next;
+            next += 1;
+            stack.push(root);
+            on_stack[root as usize] = true;
+            while let Some(&mut (v, ref mut pos)) = call.last_mut() {
+                let mut descended = false;
+                while *pos < self.edges[v as usize].len() {
+                    let e = self.edges[v as usize][*pos];
+                    *pos += 1;
+                    let Edge::Copy(w) = e else { continue };
+                    let w = self.find(w);
+                    if index[w as usize] == u32::MAX {
+                        index[w as usize] = next;
+                        low[w as usize] = next;
+                        next += 1;
+                        stack.push(w);
+                        on_stack[w as usize] = true;
+                        call.push((w, 0));
+                        descended = true;
+                        break;
+                    } else if on_stack[w as usize] {
+                        low[v as usize] = low[v as usize].min(index[w as usize]);
+                    }
+                }
+                if descended {
+                    continue;
+                }
+                call.pop();
+                if let Some(&(parent, _)) = call.last() {
+                    low[parent as usize] = low[parent as usize].min(low[v as usize]);
+                }
+                if low[v as usize] == index[v as usize] {
+                    let mut scc = Vec::new();
+                    loop {
+                        let w = stack.pop().expect("on the stack");
+                        on_stack[w as usize] = false;
+                        scc.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    if scc.len() > 1 {
+                        merges.push(scc);
+                    }
+                }
+            }
+        }
+        for scc in merges {
+            self.merge(&scc);
+        }
+    }
+
+    fn merge(&mut self, nodes: &[Node]) {
+        let r = nodes[0];
+        for &m in &nodes[1..] {
+            self.rep[m as usize] = r;
+            let pts = std::mem::take(&mut self.pts[m as usize]);
+            let edges = std::mem::take(&mut self.edges[m as usize]);
+            let triggers = std::mem::take(&mut self.triggers[m as usize]);
+            self.delta[m as usize].clear();
+            for l in pts {
+                self.add_loc(r, l);
+            }
+            for e in edges {
+                self.add_edge(r, e);
+            }
+            for t in triggers {
+                self.add_trigger(r, t);
             }
         }
     }
@@ -624,33 +805,35 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
     let mut s = Solver {
         sym,
         prep: p,
-        sizes: HashMap::new(),
-        functions: HashSet::new(),
-        aggregate: HashSet::new(),
-        named: HashMap::new(),
+        sizes: HashMap::default(),
+        functions: HashSet::default(),
+        aggregate: HashSet::default(),
+        named: HashMap::default(),
         node_name: Vec::new(),
-        cells: HashMap::new(),
-        object_cells: HashMap::new(),
-        subs: HashMap::new(),
+        cells: HashMap::default(),
+        object_cells: HashMap::default(),
+        subs: HashMap::default(),
         pts: Vec::new(),
         delta: Vec::new(),
         edges: Vec::new(),
-        edge_set: HashSet::new(),
+        edge_set: HashSet::default(),
         triggers: Vec::new(),
         worklist: Vec::new(),
         queued: Vec::new(),
+        rep: Vec::new(),
+        new_copy_edges: 0,
         call_sym: Vec::new(),
         call_args: Vec::new(),
         call_result: Vec::new(),
-        params: HashMap::new(),
-        returns: HashMap::new(),
-        call_edges: HashSet::new(),
-        any_call_arg: HashMap::new(),
+        params: HashMap::default(),
+        returns: HashMap::default(),
+        call_edges: HashSet::default(),
+        any_call_arg: HashMap::default(),
         thrown: 0,
         int_escaped: 0,
-        external_objects: HashSet::new(),
+        external_objects: HashSet::default(),
         copy_object: Vec::new(),
-        copy_triggered: HashSet::new(),
+        copy_triggered: HashSet::default(),
     };
     s.thrown = s.new_node(None);
     s.int_escaped = s.new_node(None);
@@ -661,27 +844,27 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
 
 fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
     let mut p = Prep {
-        linked: HashMap::new(),
-        looping: HashSet::new(),
-        wrapper: HashSet::new(),
-        wrapper_offsets: HashMap::new(),
-        wrapper_inner: HashMap::new(),
-        external: HashMap::new(),
-        unmodelled: HashSet::new(),
-        variadic: HashMap::new(),
+        linked: HashMap::default(),
+        looping: HashSet::default(),
+        wrapper: HashSet::default(),
+        wrapper_offsets: HashMap::default(),
+        wrapper_inner: HashMap::default(),
+        external: HashMap::default(),
+        unmodelled: HashSet::default(),
+        variadic: HashMap::default(),
         external_globals: Vec::new(),
         max_offset: 0,
         roots: Vec::new(),
-        alloc: HashSet::new(),
-        out_alloc: HashMap::new(),
-        return_arg: HashMap::new(),
-        return_into_arg: HashMap::new(),
-        return_into_arg_any_call: HashMap::new(),
-        return_load_arg: HashMap::new(),
-        return_external: HashSet::new(),
-        copy_contents: HashMap::new(),
-        out_into_arg: HashMap::new(),
-        throw: HashMap::new(),
+        alloc: HashSet::default(),
+        out_alloc: HashMap::default(),
+        return_arg: HashMap::default(),
+        return_into_arg: HashMap::default(),
+        return_into_arg_any_call: HashMap::default(),
+        return_load_arg: HashMap::default(),
+        return_external: HashSet::default(),
+        copy_contents: HashMap::default(),
+        out_into_arg: HashMap::default(),
+        throw: HashMap::default(),
     };
     for r in rows(prep, "linked_object") {
         p.linked
@@ -902,7 +1085,7 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         Ok(())
     })?;
     // Calls: operands first, then the callee triggers (which may fire at once).
-    let mut call_index: HashMap<u32, u32> = HashMap::new();
+    let mut call_index: HashMap<u32, u32> = HashMap::default();
     let mut index = |s: &mut Solver, c: u32| -> u32 {
         *call_index.entry(c).or_insert_with(|| {
             s.call_sym.push(c);
@@ -946,9 +1129,9 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
 fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
     let name = |i: u32| s.sym.names[i as usize].clone();
     let mut var_field = Vec::new();
-    for (n, pts) in s.pts.iter().enumerate() {
+    for n in 0..s.pts.len() {
         let Some(v) = s.node_name[n] else { continue };
-        for &(o, f) in pts {
+        for &(o, f) in &s.pts[s.rep_of(n as Node) as usize] {
             var_field.push(vec![name(v), name(o), f.to_string()]);
         }
     }
@@ -958,7 +1141,7 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
         if copies.contains(&o) {
             continue;
         }
-        for &(t, tf) in &s.pts[c as usize] {
+        for &(t, tf) in &s.pts[s.rep_of(c) as usize] {
             field.push(vec![name(o), off.to_string(), name(t), tf.to_string()]);
         }
     }
@@ -975,18 +1158,18 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
         .map(|&(c, f)| vec![name(s.call_sym[c as usize]), name(f)])
         .collect();
     // Reachable functions: the roots, then along call edges from their instructions.
-    let mut function_of: HashMap<String, String> = HashMap::new();
+    let mut function_of: StdMap<String, String> = StdMap::new();
     facts.for_each_row("instr_function", |r| {
         function_of.insert(r[0].to_string(), r[1].to_string());
         Ok(())
     })?;
-    let mut callees: HashMap<String, Vec<String>> = HashMap::new();
+    let mut callees: StdMap<String, Vec<String>> = StdMap::new();
     for e in &edges {
         if let Some(f) = function_of.get(&e[0]) {
             callees.entry(f.clone()).or_default().push(e[1].clone());
         }
     }
-    let mut reachable: HashSet<String> = s.prep.roots.iter().map(|&r| name(r)).collect();
+    let mut reachable: StdSet<String> = s.prep.roots.iter().map(|&r| name(r)).collect();
     let mut stack: Vec<String> = reachable.iter().cloned().collect();
     while let Some(f) = stack.pop() {
         for g in callees.get(&f).cloned().unwrap_or_default() {
