@@ -21,7 +21,12 @@ const OUTPUTS: &[&str] = &[
 
 fn sources() -> Vec<PathBuf> {
     let mut v = Vec::new();
-    for dir in ["fixtures/pointsto", "fixtures/pointsto/unsound", "fixtures/c", "fixtures/cpp"] {
+    for dir in [
+        "fixtures/pointsto",
+        "fixtures/pointsto/unsound",
+        "fixtures/c",
+        "fixtures/cpp",
+    ] {
         for e in std::fs::read_dir(repo().join(dir)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "c" || x == "cpp") {
@@ -59,8 +64,16 @@ fn same_outputs(bc: &Path, dir: &Path) {
         let a = std::fs::read_to_string(native.join(format!("{rel}.csv"))).unwrap();
         let b = std::fs::read_to_string(rules.join(format!("{rel}.csv"))).unwrap();
         if a != b {
-            let only_a: Vec<&str> = a.lines().filter(|l| !b.lines().any(|m| m == *l)).take(5).collect();
-            let only_b: Vec<&str> = b.lines().filter(|l| !a.lines().any(|m| m == *l)).take(5).collect();
+            let only_a: Vec<&str> = a
+                .lines()
+                .filter(|l| !b.lines().any(|m| m == *l))
+                .take(5)
+                .collect();
+            let only_b: Vec<&str> = b
+                .lines()
+                .filter(|l| !a.lines().any(|m| m == *l))
+                .take(5)
+                .collect();
             panic!(
                 "{}: {rel} differs: native only {only_a:?}, rules only {only_b:?}",
                 bc.display()

@@ -126,6 +126,8 @@ struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
     wrapper: HashSet<u32>,
+    /// Objects of a known size; the others are field-insensitive (offset -1 only).
+    sizes: HashMap<u32, i32>,
     wrapper_offsets: HashMap<u32, Vec<i32>>,
     wrapper_inner: HashMap<u32, Vec<u32>>,
     external: HashMap<u32, u32>,
@@ -159,6 +161,7 @@ pub const PREP_OUTPUTS: &[&str] = &[
     "variadic_function",
     "external_global",
     "max_offset",
+    "object_size",
     "root_function",
     "model_alloc",
     "model_out_alloc",
@@ -175,7 +178,6 @@ pub const PREP_OUTPUTS: &[&str] = &[
 struct Solver {
     sym: Symbols,
     prep: Prep,
-    sizes: HashMap<u32, i32>,
     functions: HashSet<u32>,
     aggregate: HashSet<u32>,
     /// Named nodes (pointer nodes) by symbol, and their symbols by node.
@@ -265,13 +267,14 @@ impl Solver {
         r
     }
 
+    /// An exact offset into `obj`, if it has a known size that holds it; else -1.
     fn bounded(&self, obj: u32, off: i64) -> i32 {
         if off < 0 || off > self.prep.max_offset as i64 {
             return -1;
         }
-        match self.sizes.get(&obj) {
-            Some(&size) if off >= size as i64 => -1,
-            _ => off as i32,
+        match self.prep.sizes.get(&obj) {
+            Some(&size) if off < size as i64 => off as i32,
+            _ => -1,
         }
     }
 
@@ -484,21 +487,34 @@ impl Solver {
                     self.add_edge(v, Edge::Copy(r));
                 }
             } else {
-                for off in self
-                    .prep
-                    .wrapper_offsets
-                    .get(&f)
-                    .cloned()
-                    .unwrap_or_default()
-                {
-                    self.add_loc(r, (call_sym, off));
+                // Sized (direct calls of one-size wrappers): field-sensitive at the offsets
+                // the wrapper returns; else one location at -1.
+                let sized = self.prep.sizes.contains_key(&call_sym);
+                if sized {
+                    for off in self
+                        .prep
+                        .wrapper_offsets
+                        .get(&f)
+                        .cloned()
+                        .unwrap_or_default()
+                    {
+                        let off = if off < 0 {
+                            -1
+                        } else {
+                            self.bounded(call_sym, off as i64)
+                        };
+                        self.add_loc(r, (call_sym, off));
+                    }
+                } else {
+                    self.add_loc(r, (call_sym, -1));
                 }
+                let delta = if sized { Some(0) } else { None };
                 for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
                     self.subscribe(
                         inner,
                         Sub::Shift {
                             target: call_sym,
-                            delta: Some(0),
+                            delta,
                             min: 0,
                             bounded: false,
                         },
@@ -539,7 +555,8 @@ impl Solver {
         };
         if let Some(r) = result {
             if self.prep.alloc.contains(&name) {
-                self.add_loc(r, (call_sym, 0));
+                let off = self.bounded(call_sym, 0);
+                self.add_loc(r, (call_sym, off));
             }
             for k in self.prep.return_arg.get(&name).cloned().unwrap_or_default() {
                 for a in arg(k) {
@@ -608,7 +625,7 @@ impl Solver {
         for k in self.prep.out_alloc.get(&name).cloned().unwrap_or_default() {
             for a in arg(k) {
                 let fresh = self.new_node(None);
-                self.add_loc(fresh, (call_sym, 0));
+                self.add_loc(fresh, (call_sym, -1));
                 self.add_trigger(
                     a,
                     Trigger::Store {
@@ -805,7 +822,6 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
     let mut s = Solver {
         sym,
         prep: p,
-        sizes: HashMap::default(),
         functions: HashSet::default(),
         aggregate: HashSet::default(),
         named: HashMap::default(),
@@ -847,6 +863,7 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         linked: HashMap::default(),
         looping: HashSet::default(),
         wrapper: HashSet::default(),
+        sizes: HashMap::default(),
         wrapper_offsets: HashMap::default(),
         wrapper_inner: HashMap::default(),
         external: HashMap::default(),
@@ -879,10 +896,11 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         p.wrapper.insert(sym.id(&r[0]));
     }
     for r in rows(prep, "wrapper_return_offset") {
-        p.wrapper_offsets
-            .entry(sym.id(&r[0]))
-            .or_default()
-            .push(num(&r[1])?);
+        let f = sym.id(&r[0]);
+        p.wrapper_offsets.entry(f).or_default().push(num(&r[1])?);
+    }
+    for r in rows(prep, "object_size") {
+        p.sizes.insert(sym.id(&r[0]), num(&r[1])?);
     }
     for r in rows(prep, "wrapper_inner") {
         p.wrapper_inner
@@ -953,11 +971,6 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         s.functions.insert(f);
         Ok(())
     })?;
-    each("pt_object_size", &mut |s, r| {
-        let o = s.sym.id(r[0]);
-        s.sizes.insert(o, num(r[1])?);
-        Ok(())
-    })?;
     each("pt_node_aggregate", &mut |s, r| {
         let n = s.sym.id(r[0]);
         s.aggregate.insert(n);
@@ -967,7 +980,8 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let (n, o) = (s.sym.id(r[1]), s.sym.id(r[2]));
         let n = s.node(n);
         for t in s.prep.linked.get(&o).cloned().unwrap_or_default() {
-            s.add_loc(n, (t, 0));
+            let off = s.bounded(t, 0);
+            s.add_loc(n, (t, off));
         }
         Ok(())
     })?;
