@@ -465,6 +465,7 @@ fn memcpy_of_structs_holding_pointers() {
         // Copied to offset 8 of b: the fields keep apart there too.
         assert_set(a, "b.inner.a", a.sink("sink_ia"), &["x"]);
         assert_set(a, "b.inner.b", a.sink("sink_ib"), &["y", "z"]);
+        assert_set(a, "arr[2] after the shift", a.sink("sink_shift"), &["x"]);
     });
 }
 
