@@ -341,6 +341,8 @@ fn struct_fields_nested_structs_and_arrays() {
             &["v", "w", "x", "y", "z"],
         );
         assert_set(a, "offset of s->a", a.sink_fields("sink_a"), &["x+0"]);
+        // `st->top++` stored back into memory: the cursor is somewhere in st (offset -1).
+        assert_set(a, "st.slots[1]", a.sink("sink_pushed"), &["x", "y"]);
     });
 }
 
