@@ -99,6 +99,12 @@ fn assert_id_closure(f: &Facts) {
             "pt_node {n} is neither variable nor constant"
         );
     }
+    for row in f.rows("pt_node").iter() {
+        assert!(
+            globals.contains(&row[1]),
+            "pt_node {row:?}: not in a function or global"
+        );
+    }
     for n in set("pt_node_aggregate") {
         assert!(nodes.contains(&n), "pt_node_aggregate {n} is not a node");
     }
@@ -571,6 +577,18 @@ fn ir_fixture() {
             "1.2.1",
         ],
     );
+
+    // A relative lookup table: the addresses escape as integers, llvm.load.relative
+    // rebuilds a pointer from them.
+    let leaf = "pointsto:@rel#init.0.0.0.0";
+    f.assert_has("pt_ptr_to_int", &["pointsto:@rel", leaf]);
+    f.assert_has("pt_address_of", &["pointsto:@rel", leaf, "pointsto:@y"]);
+    assert!(f.lookup("pt_initializer", "pointsto:@rel", 2).is_empty());
+    f.assert_has(
+        "pt_int_to_ptr",
+        &["pointsto:@relative:%0:0", "pointsto:@relative:%p"],
+    );
+    assert!(f.lookup("pt_call", "pointsto:@relative:%0:0", 1).is_empty());
 
     // Atomics on pointers.
     let a = "pointsto:@atomics";

@@ -219,9 +219,7 @@ impl Worker<'_> {
     unsafe fn pt_field_offset(&mut self, t: LLVMTypeRef, i: u32) -> Option<u64> {
         unsafe {
             if !self.pt.field_offsets.contains_key(&t) {
-                if self.pt_alloc_size(t).is_none() {
-                    return None;
-                }
+                self.pt_alloc_size(t)?;
                 let _guard = self
                     .m
                     .context_lock
@@ -461,9 +459,17 @@ impl Worker<'_> {
         }
     }
 
+    /// The pointer leaves of initializer constant `c` (id `cid`) at byte `offset` of global
+    /// `g`: structs, arrays and vectors flattened through the data layout; `None` when an
+    /// offset is unknown (a scalable or opaque part), written as -1.
     unsafe fn pt_init_walk(&mut self, c: LLVMValueRef, cid: &Id, offset: Option<i64>, g: &Id) {
         unsafe {
             let t = LLVMTypeOf(c);
+            if !self.pt_has_ptr(t) {
+                // No pointer leaf below: only the ptrtoints inside constant expressions.
+                self.pt_constant(c, cid, g, g);
+                return;
+            }
             match LLVMGetValueKind(c) {
                 LLVMConstantStructValueKind => {
                     for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
@@ -524,6 +530,7 @@ impl Worker<'_> {
 
     /// The constraints of one instruction. `ops` are the operand ids (`raw` the values),
     /// `result` the instruction's variable, if any.
+    #[allow(clippy::too_many_arguments)]
     pub(super) unsafe fn pt_instruction(
         &mut self,
         func: &Id,
@@ -538,10 +545,8 @@ impl Worker<'_> {
             let rt = LLVMTypeOf(instr);
             let res_ptr = result.is_some() && self.pt_has_ptr(rt);
             let is_pad = matches!(opcode, LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad);
-            if let Some(r) = result {
-                if res_ptr || is_pad {
-                    self.pt_node(r, func, rt);
-                }
+            if let Some(r) = result.filter(|_| res_ptr || is_pad) {
+                self.pt_node(r, func, rt);
             }
             let res = |r: Option<&Id>| r.cloned().unwrap_or_else(|| id.clone());
             // Operand positions the constraints below name: their constants get walked.
@@ -720,6 +725,13 @@ impl Worker<'_> {
                     if arg_ptr(self, 0) {
                         fact!(self.out, pt_store, id, &ops[1], &ops[0]);
                         used.extend([0, 1]);
+                    }
+                    kind = Callee::Modelled;
+                } else if n.starts_with(b"llvm.load.relative.") {
+                    // `table + *(i32 *)(table + offset)`: a pointer rebuilt from integers
+                    // (the relative table's entries are ptrtoint constant expressions).
+                    if res_ptr {
+                        fact!(self.out, pt_int_to_ptr, id, result.unwrap());
                     }
                     kind = Callee::Modelled;
                 } else if no_pointer_effect(n) {
