@@ -504,6 +504,24 @@ fn cpp_virtual_calls_and_exceptions() {
 }
 
 #[test]
+fn declarations_link_to_definitions_across_modules() {
+    for_both("link", &["link_lib.c", "link_app.c"], |a| {
+        // link_app's `extern int *shared` is link_lib's global, initializer included.
+        assert_set(a, "shared", a.sink("sink_shared"), &["stack:main:%z", "x"]);
+        assert_set(a, "get_y()", a.sink("sink_get"), &["y"]);
+        // link_lib's `hidden` is internal: app's call goes to an external function.
+        assert_set(a, "hidden()", a.sink("sink_hidden"), &["hidden()"]);
+        assert_set(
+            a,
+            "main's callees",
+            a.callees("main"),
+            &["get_y", "hidden", "sink_get", "sink_hidden", "sink_shared"],
+        );
+        assert!(a.reachable().contains("get_y"));
+    });
+}
+
+#[test]
 fn unmodelled_externals_get_an_external_object() {
     for_both("external_object", &["unsound/external_deep.c"], |a| {
         assert_set(
@@ -519,11 +537,10 @@ fn unmodelled_externals_get_an_external_object() {
             .find(|r| r[1] == "unwrap")
             .unwrap()[0]
             .clone();
-        assert!(
-            a.out("object")
-                .iter()
-                .any(|r| r[0] == unwrap && r[1] == "external")
-        );
+        assert!(a
+            .out("object")
+            .iter()
+            .any(|r| r[0] == unwrap && r[1] == "external"));
     });
 }
 
