@@ -341,6 +341,8 @@ fn struct_fields_nested_structs_and_arrays() {
             &["v", "w", "x", "y", "z"],
         );
         assert_set(a, "offset of s->a", a.sink_fields("sink_a"), &["x+0"]);
+        // `st->top++` stored back into memory: the cursor is somewhere in st (offset -1).
+        assert_set(a, "st.slots[1]", a.sink("sink_pushed"), &["x", "y"]);
     });
 }
 
@@ -462,6 +464,7 @@ fn memcpy_of_structs_holding_pointers() {
         // Copied to offset 8 of b: the fields keep apart there too.
         assert_set(a, "b.inner.a", a.sink("sink_ia"), &["x"]);
         assert_set(a, "b.inner.b", a.sink("sink_ib"), &["y", "z"]);
+        assert_set(a, "arr[2] after the shift", a.sink("sink_shift"), &["x"]);
     });
 }
 
@@ -494,6 +497,24 @@ fn cpp_virtual_calls_and_exceptions() {
         // catch (int *p) receives the thrown pointer.
         assert!(a.sink("_Z11sink_caughtPi").contains("y"));
         assert!(a.reachable().contains("_ZN1A3getEv"));
+    });
+}
+
+#[test]
+fn declarations_link_to_definitions_across_modules() {
+    for_both("link", &["link_lib.c", "link_app.c"], |a| {
+        // link_app's `extern int *shared` is link_lib's global, initializer included.
+        assert_set(a, "shared", a.sink("sink_shared"), &["stack:main:%z", "x"]);
+        assert_set(a, "get_y()", a.sink("sink_get"), &["y"]);
+        // link_lib's `hidden` is internal: app's call goes to an external function.
+        assert_set(a, "hidden()", a.sink("sink_hidden"), &["hidden()"]);
+        assert_set(
+            a,
+            "main's callees",
+            a.callees("main"),
+            &["get_y", "hidden", "sink_get", "sink_hidden", "sink_shared"],
+        );
+        assert!(a.reachable().contains("get_y"));
     });
 }
 

@@ -113,13 +113,26 @@ enum Trigger {
 enum Sub {
     /// Every cell (-1 included) copies into `to`.
     All(Node),
-    /// Cell g >= min copies into `(target, shift(g))`; cell -1 into `(target, -1)`.
+    /// Cell g with min <= g < max copies into `(target, g + delta)` (-1 when `delta` is
+    /// unknown, and checked against the target's size when `bounded`); cell -1 into
+    /// `(target, -1)`.
     Shift {
         target: u32,
         delta: Option<i32>,
         min: i32,
+        max: i32,
         bounded: bool,
     },
+}
+
+/// One memory-copy instruction (or modelled copying call).
+struct MemCopy {
+    length: Option<i32>,
+    /// Pseudo-objects holding the copied contents by relative offset, per source key.
+    pseudos: Vec<(i32, u32)>,
+    dsts: Vec<Loc>,
+    /// (node, is source) pairs already triggered.
+    nodes: HashSet<(Node, bool)>,
 }
 
 struct Prep {
@@ -129,6 +142,7 @@ struct Prep {
     /// Objects of a known size; the others are field-insensitive (offset -1 only).
     sizes: HashMap<u32, i32>,
     wrapper_offsets: HashMap<u32, Vec<i32>>,
+    copy_length: HashMap<u32, i32>,
     wrapper_inner: HashMap<u32, Vec<u32>>,
     external: HashMap<u32, u32>,
     unmodelled: HashSet<u32>,
@@ -162,6 +176,7 @@ pub const PREP_OUTPUTS: &[&str] = &[
     "external_global",
     "max_offset",
     "object_size",
+    "copy_length",
     "root_function",
     "model_alloc",
     "model_out_alloc",
@@ -211,8 +226,10 @@ struct Solver {
     int_escaped: Node,
     external_objects: HashSet<u32>,
     // Memory copies: (destination node, source node) by copy id; pseudo-object symbols.
-    copy_object: Vec<u32>,
-    copy_triggered: HashSet<u32>,
+    copies: Vec<MemCopy>,
+    copy_index: HashMap<u32, u32>,
+    /// Pseudo-objects of memory copies (not reported).
+    copy_objects: HashSet<u32>,
 }
 
 fn rows<'a>(facts: &'a Outputs, name: &str) -> &'a [Vec<String>] {
@@ -360,11 +377,12 @@ impl Solver {
                 target,
                 delta,
                 min,
+                max,
                 bounded,
             } => {
                 let t = if off < 0 {
                     -1
-                } else if off < min {
+                } else if off < min || off >= max {
                     return;
                 } else {
                     match delta {
@@ -413,57 +431,94 @@ impl Solver {
                 }
             }
             Trigger::CopyFrom { copy } => {
-                let pseudo = self.copy_object[copy as usize];
-                let sub = if f < 0 {
-                    Sub::Shift {
-                        target: pseudo,
-                        delta: None,
-                        min: 0,
-                        bounded: false,
-                    }
+                // Without a constant length, where a copy may land depends on the source
+                // offset: one pseudo-object per source offset.
+                let key = if self.copies[copy as usize].length.is_some() {
+                    0
                 } else {
-                    Sub::Shift {
-                        target: pseudo,
-                        delta: Some(-f),
-                        min: f,
-                        bounded: false,
-                    }
+                    f
+                };
+                let pseudo = self.copy_pseudo(copy, key);
+                let sub = Sub::Shift {
+                    target: pseudo,
+                    delta: (f >= 0).then_some(-f),
+                    min: f.max(0),
+                    max: i32::MAX,
+                    bounded: false,
                 };
                 self.subscribe(o, sub);
             }
             Trigger::CopyTo { copy } => {
-                let pseudo = self.copy_object[copy as usize];
-                let sub = if f < 0 {
-                    Sub::Shift {
-                        target: o,
-                        delta: None,
-                        min: 0,
-                        bounded: false,
-                    }
-                } else {
-                    Sub::Shift {
-                        target: o,
-                        delta: Some(f),
-                        min: 0,
-                        bounded: true,
-                    }
-                };
-                self.subscribe(pseudo, sub);
+                if self.copies[copy as usize].dsts.contains(&(o, f)) {
+                    return;
+                }
+                self.copies[copy as usize].dsts.push((o, f));
+                for (key, pseudo) in self.copies[copy as usize].pseudos.clone() {
+                    let sub = self.copy_destination(copy, key, (o, f));
+                    self.subscribe(pseudo, sub);
+                }
             }
         }
     }
 
-    /// A memory copy from `*src` to `*dst`.
-    fn memcpy(&mut self, dst: Node, src: Node, key: u32) {
-        if !self.copy_triggered.insert(key) {
-            return;
+    /// How the pseudo-object of `copy` for source offset `key` lands at `(o, f)`: within
+    /// the constant length at `f + r`; without one, at `f + r` only when that does not
+    /// move the contents to a higher offset than they were read from (else unbounded
+    /// shifts could repeat forever), at -1 otherwise.
+    fn copy_destination(&self, copy: u32, key: i32, (o, f): Loc) -> Sub {
+        let length = self.copies[copy as usize].length;
+        let exact = f >= 0 && (length.is_some() || (key >= 0 && f <= key));
+        Sub::Shift {
+            target: o,
+            delta: exact.then_some(f),
+            min: 0,
+            max: length.unwrap_or(i32::MAX),
+            bounded: true,
         }
-        let copy = self.copy_object.len() as u32;
-        // The pseudo-object is named after nothing a fact can name.
-        let pseudo = self.sym.id(&format!("\u{0}copy{copy}"));
-        self.copy_object.push(pseudo);
-        self.add_trigger(src, Trigger::CopyFrom { copy });
-        self.add_trigger(dst, Trigger::CopyTo { copy });
+    }
+
+    fn copy_pseudo(&mut self, copy: u32, key: i32) -> u32 {
+        if let Some(&(_, p)) = self.copies[copy as usize]
+            .pseudos
+            .iter()
+            .find(|(k, _)| *k == key)
+        {
+            return p;
+        }
+        // Named after nothing a fact can name.
+        let pseudo = self.sym.id(&format!("\u{0}copy{copy}@{key}"));
+        self.copy_objects.insert(pseudo);
+        self.copies[copy as usize].pseudos.push((key, pseudo));
+        for dst in self.copies[copy as usize].dsts.clone() {
+            let sub = self.copy_destination(copy, key, dst);
+            self.subscribe(pseudo, sub);
+        }
+        pseudo
+    }
+
+    /// A memory copy from `*src` to `*dst` by instruction `instr`; every source and
+    /// destination of one instruction share its copied contents, as in the rules.
+    fn memcpy(&mut self, dst: Node, src: Node, instr: u32) {
+        let copy = match self.copy_index.get(&instr) {
+            Some(&c) => c,
+            None => {
+                let c = self.copies.len() as u32;
+                self.copies.push(MemCopy {
+                    length: self.prep.copy_length.get(&instr).copied(),
+                    pseudos: Vec::new(),
+                    dsts: Vec::new(),
+                    nodes: HashSet::default(),
+                });
+                self.copy_index.insert(instr, c);
+                c
+            }
+        };
+        if self.copies[copy as usize].nodes.insert((src, true)) {
+            self.add_trigger(src, Trigger::CopyFrom { copy });
+        }
+        if self.copies[copy as usize].nodes.insert((dst, false)) {
+            self.add_trigger(dst, Trigger::CopyTo { copy });
+        }
     }
 
     /// A new call-graph edge from call `c` to function `f`.
@@ -516,6 +571,7 @@ impl Solver {
                             target: call_sym,
                             delta,
                             min: 0,
+                            max: i32::MAX,
                             bounded: false,
                         },
                     );
@@ -665,8 +721,7 @@ impl Solver {
         {
             for d in operand(dk) {
                 for s in operand(sk) {
-                    let key = self.sym.id(&format!("\u{0}model-copy {c} {d} {s}"));
-                    self.memcpy(d, s, key);
+                    self.memcpy(d, s, call_sym);
                 }
             }
         }
@@ -848,8 +903,9 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
         thrown: 0,
         int_escaped: 0,
         external_objects: HashSet::default(),
-        copy_object: Vec::new(),
-        copy_triggered: HashSet::default(),
+        copies: Vec::new(),
+        copy_index: HashMap::default(),
+        copy_objects: HashSet::default(),
     };
     s.thrown = s.new_node(None);
     s.int_escaped = s.new_node(None);
@@ -865,6 +921,7 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         wrapper: HashSet::default(),
         sizes: HashMap::default(),
         wrapper_offsets: HashMap::default(),
+        copy_length: HashMap::default(),
         wrapper_inner: HashMap::default(),
         external: HashMap::default(),
         unmodelled: HashSet::default(),
@@ -898,6 +955,9 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
     for r in rows(prep, "wrapper_return_offset") {
         let f = sym.id(&r[0]);
         p.wrapper_offsets.entry(f).or_default().push(num(&r[1])?);
+    }
+    for r in rows(prep, "copy_length") {
+        p.copy_length.insert(sym.id(&r[0]), num(&r[1])?);
     }
     for r in rows(prep, "object_size") {
         p.sizes.insert(sym.id(&r[0]), num(&r[1])?);
@@ -1149,7 +1209,7 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
             var_field.push(vec![name(v), name(o), f.to_string()]);
         }
     }
-    let copies: HashSet<u32> = s.copy_object.iter().copied().collect();
+    let copies = &s.copy_objects;
     let mut field = Vec::new();
     for (&(o, off), &c) in &s.cells {
         if copies.contains(&o) {
