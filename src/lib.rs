@@ -9,3 +9,4 @@ pub mod analysis;
 pub mod engine;
 pub mod extract;
 pub mod facts;
+mod fasthash;

@@ -93,6 +93,16 @@ fn assertions(bc: &Path, dir: &Path) -> Vec<(&'static str, String)> {
     out
 }
 
+/// `llfacts alias --engine builtin BC ARGS...`.
+fn alias(bc: &Path, args: &[&str]) -> std::process::Output {
+    llfacts()
+        .args(["alias", "--engine", "builtin"])
+        .arg(bc)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 fn alias_queries(dir: &Path, bc: &Path, queries: &[(&str, String)]) -> Vec<String> {
     let file = dir.join("queries.txt");
     let text: String = queries.iter().map(|(_, q)| format!("{q}\n")).collect();
@@ -146,12 +156,7 @@ fn one_query_prints_exactly_the_answer() {
         (["main", "%a", "%b"], "no-alias\n"),
         (["main", "@gx", "%x"], "no-alias\n"),
     ] {
-        let o = llfacts()
-            .args(["alias", "--engine", "builtin"])
-            .arg(&bc)
-            .args(args)
-            .output()
-            .unwrap();
+        let o = alias(&bc, &args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(String::from_utf8_lossy(&o.stdout), expect, "{args:?}");
     }
@@ -170,12 +175,7 @@ fn unknown_names_are_one_line_errors() {
         (["main", "@nothing", "%x"], "no global `@nothing`"),
         (["main", "x", "%x"], "not a value name"),
     ] {
-        let o = llfacts()
-            .args(["alias", "--engine", "builtin"])
-            .arg(&bc)
-            .args(args)
-            .output()
-            .unwrap();
+        let o = alias(&bc, &args);
         assert_eq!(o.status.code(), Some(1), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
@@ -210,14 +210,7 @@ fn analyze_reports_writes_relations_and_draws_the_call_graph() {
     // main, xmalloc, callee_f, callee_g and the declared malloc, abort, MAYALIAS, NOALIAS.
     assert_eq!(summary["reachable_functions"], 8, "{summary}");
 
-    for rel in [
-        "var_points_to",
-        "var_points_to_field",
-        "obj_points_to",
-        "field_points_to",
-        "call_graph_edge",
-        "reachable_function",
-    ] {
+    for rel in llfacts::analysis::pointsto::OUTPUTS {
         assert!(out.join(format!("{rel}.csv")).is_file(), "{rel}.csv");
     }
     let reachable = std::fs::read_to_string(out.join("reachable_function.csv")).unwrap();

@@ -9,46 +9,14 @@
 //! memory copies add edges as the addresses and callees they depend on gain locations.
 
 use std::collections::{HashMap as StdMap, HashSet as StdSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use anyhow::{Result, anyhow};
 
 use super::backend::Outputs;
 use crate::facts::FactSet;
 
-/// A multiply-rotate hasher for the solver's integer keys: SipHash's DoS resistance buys
-/// nothing here and costs most of the time.
-#[derive(Default, Clone, Copy)]
-struct IntHasher(u64);
-
-impl Hasher for IntHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64)
-    }
-    fn write_i32(&mut self, v: i32) {
-        self.write_u64(v as u32 as u64)
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(v as u64)
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64)
-    }
-}
-
-type HashMap<K, V> = StdMap<K, V, BuildHasherDefault<IntHasher>>;
-type HashSet<K> = StdSet<K, BuildHasherDefault<IntHasher>>;
+type HashMap<K, V> = crate::fasthash::FastMap<K, V>;
+type HashSet<K> = crate::fasthash::FastSet<K>;
 
 /// Interned symbols.
 #[derive(Default)]

@@ -202,27 +202,6 @@ mod tests {
     }
 }
 
-/// Hash maps keyed by LLVM pointers: the keys are already well spread, so a multiply-shift
-/// hash does the job of SipHash at a fraction of the cost.
-pub type PtrMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<PtrHasher>>;
-pub type PtrSet<K> = std::collections::HashSet<K, std::hash::BuildHasherDefault<PtrHasher>>;
-
-#[derive(Default)]
-pub struct PtrHasher(u64);
-
-impl std::hash::Hasher for PtrHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-}
+/// Hash maps keyed by LLVM pointers (see `fasthash`).
+pub type PtrMap<K, V> = crate::fasthash::FastMap<K, V>;
+pub type PtrSet<K> = crate::fasthash::FastSet<K>;
