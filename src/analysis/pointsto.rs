@@ -14,8 +14,8 @@ use super::backend::{Outputs, Runner};
 use super::programs::{self, RuleSource};
 use crate::facts::{FactSet, unescape};
 
-/// The analyses `llfacts analyze` runs, by name.
-pub const ANALYSES: &[(&str, &str)] = &[("andersen", "rules/andersen.dl")];
+/// The points-to program, its specification.
+pub const PROGRAM: &str = "rules/andersen.dl";
 
 /// The output relations every points-to program provides.
 pub const OUTPUTS: &[&str] = &[
@@ -51,7 +51,7 @@ pub enum Solver {
 pub fn solve(runner: &mut Runner, extra: &[PathBuf], solver: Solver) -> Result<Solution> {
     let outputs = match solver {
         Solver::Rules => {
-            let source = RuleSource::builtin_with(ANALYSES[0].1, extra);
+            let source = RuleSource::builtin_with(PROGRAM, extra);
             let program = runner.parse(&source)?;
             runner.outputs(&source, &program, OUTPUTS)?
         }
@@ -62,7 +62,7 @@ pub fn solve(runner: &mut Runner, extra: &[PathBuf], solver: Solver) -> Result<S
             andersen::solve(runner.facts(), &prep)?
         }
     };
-    let source = ANALYSES[0].1;
+    let source = PROGRAM;
     let mut points_to: HashMap<String, Vec<Location>> = HashMap::new();
     for row in &outputs["var_points_to_field"] {
         let [var, obj, off] = &row[..] else {
