@@ -347,6 +347,22 @@ fn struct_fields_nested_structs_and_arrays() {
 }
 
 #[test]
+fn escaped_objects_are_not_field_sensitive() {
+    for_both("escape", &["escape.c"], |a| {
+        // `kept` is only passed to a direct callee: its fields stay apart.
+        assert_set(a, "kept.b", a.sink("sink_kept"), &["y"]);
+        // `&escaped` is stored into the heap: one location, -1, holding both fields.
+        assert_set(a, "escaped.b", a.sink("sink_escaped"), &["x", "y"]);
+        assert_set(
+            a,
+            "blob[0]",
+            a.sink_fields("sink_where"),
+            &["stack:main:%escaped+-1"],
+        );
+    });
+}
+
+#[test]
 fn globals_with_initializers_and_function_tables() {
     for_both("globals", &["globals.c"], |a| {
         assert_set(a, "*gpp", a.sink("sink_gp"), &["x"]);
