@@ -267,7 +267,7 @@ group functions "Functions (definitions and declarations), parameters and attrib
     function_param(func: symbol, index: number, param: symbol)
     "Number of formal parameters."
     function_nparams(func: symbol, n: number)
-    "Function attributes as (name, value): enum attributes have value \"\" (`nounwind`); integer ones the text LLVM prints in parentheses (`align` \"16\", `memory` \"argmem: read\", `uwtable` \"async\", `allocsize` \"0,1\", `allockind` \"alloc,zeroed\"); type ones a type id (`byval`); string ones their value (`frame-pointer` \"all\"); `range`/`initializes` values are not readable through LLVM's C API and are empty."
+    "Function attributes as (name, value): enum attributes have value \"\" (`nounwind`); integer ones the text LLVM prints in parentheses (`align` \"16\", `memory` \"argmem: read\", `uwtable` \"async\", `allocsize` \"0,1\", `allockind` \"alloc,zeroed\", `range` \"i32 0, 10\", `initializes` \"(0, 4), (8, 12)\"); type ones a type id (`byval`); string ones their value (`frame-pointer` \"all\")."
     function_attr(func: symbol, attr: symbol, value: symbol)
     "Return value attributes."
     function_ret_attr(func: symbol, attr: symbol, value: symbol)
