@@ -447,6 +447,7 @@ fn constant_spelling_key_and_expression_flags() {
                 int *pk = &tbl[2];\n\
                 int *pk2 = &tbl[2];\n\
                 int *first = &tbl[0];\n\
+                struct S { int a; long b; } zs;\n\
                 int minus_one(void) { return -1; }\n";
     let bc = compile_snippet(&dir, "ct", code, FLAGS);
     let out = dir.join("facts");
@@ -469,6 +470,8 @@ fn constant_spelling_key_and_expression_flags() {
     assert_eq!(key(pk), key("ct:@pk2#init"));
     assert_ne!(key(pk), key("ct:@first#init"));
     f.assert_has("constant_text", &["ct:@first#init", "ptr @tbl"]);
+    // A struct type prints by name, not as its definition.
+    f.assert_has("constant_text", &["ct:@zs#init", "%struct.S zeroinitializer"]);
     assert_eq!(key(pk).len(), 16);
 }
 

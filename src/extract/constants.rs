@@ -54,8 +54,7 @@ impl Worker<'_> {
                     fact!(self.out, integer_constant, id, text);
                 }
                 LLVMConstantFPValueKind => {
-                    let printed = take_message(LLVMPrintValueToString(v));
-                    fact!(self.out, fp_constant, id, after_type(&printed));
+                    fact!(self.out, fp_constant, id, after_type(&spelled.text));
                 }
                 LLVMConstantPointerNullValueKind => fact!(self.out, null_constant, id),
                 LLVMUndefValueValueKind => fact!(self.out, undef_constant, id),
@@ -213,24 +212,19 @@ pub struct Spelling {
 }
 
 impl Worker<'_> {
-    /// LLVM's spelling of a constant, `ptr @g` for globals and functions (whose own printing
-    /// would be their whole definition). LLVM uniques constants, so the pointer is the cache key.
+    /// LLVM's spelling of a constant. LLVM uniques constants, so the pointer is the cache key.
     unsafe fn spelling(&mut self, v: LLVMValueRef) -> Rc<Spelling> {
         unsafe {
             if let Some(s) = self.spellings.get(&v) {
                 return s.clone();
             }
-            let full = if LLVMIsAGlobalValue(v).is_null() {
-                let printed = take_message(LLVMPrintValueToString(v));
-                if LLVMGetValueKind(v) == LLVMMetadataAsValueValueKind {
-                    metadata_operand(printed)
-                } else {
-                    self.name_unnamed_structs(printed)
+            let full = match self.simple_value(v) {
+                // Printing costs microseconds; the most frequent constants are spelled here.
+                Some(value) => [&self.type_text(LLVMTypeOf(v))[..], b" ", &value].concat(),
+                None if LLVMGetValueKind(v) == LLVMMetadataAsValueValueKind => {
+                    metadata_operand(take_message(LLVMPrintValueToString(v)))
                 }
-            } else {
-                let id = self.m.global_id(v).as_bytes();
-                let label = &id[self.m.id.as_bytes().len() + 1..];
-                [&self.types.spelling(LLVMTypeOf(v))[..], b" ", label].concat()
+                None => self.name_unnamed_structs(take_message(LLVMPrintValueToString(v))),
             };
             let spelled = Rc::new(Spelling {
                 key: hex_key(fnv1a(&full)),
@@ -282,6 +276,60 @@ impl Worker<'_> {
         }
         out.extend_from_slice(rest);
         out
+    }
+}
+
+impl Worker<'_> {
+    /// What LLVM prints after the type for integers up to 64 bits, null, undef, poison,
+    /// zeroinitializer, `none` and global references (whose own printing would be their
+    /// whole definition); None for the rest.
+    unsafe fn simple_value(&mut self, v: LLVMValueRef) -> Option<Vec<u8>> {
+        unsafe {
+            let word: &[u8] = match LLVMGetValueKind(v) {
+                LLVMConstantIntValueKind => {
+                    return match LLVMGetIntTypeWidth(LLVMTypeOf(v)) {
+                        1 if LLVMConstIntGetZExtValue(v) != 0 => Some(b"true".to_vec()),
+                        1 => Some(b"false".to_vec()),
+                        2..=64 => Some(LLVMConstIntGetSExtValue(v).to_string().into_bytes()),
+                        _ => None,
+                    };
+                }
+                LLVMGlobalVariableValueKind
+                | LLVMGlobalAliasValueKind
+                | LLVMGlobalIFuncValueKind
+                | LLVMFunctionValueKind => {
+                    let id = self.m.global_id(v).as_bytes();
+                    return Some(id[self.m.id.as_bytes().len() + 1..].to_vec());
+                }
+                LLVMConstantPointerNullValueKind => b"null",
+                LLVMUndefValueValueKind => b"undef",
+                LLVMPoisonValueKind => b"poison",
+                LLVMConstantAggregateZeroValueKind => b"zeroinitializer",
+                LLVMConstantTokenNoneValueKind => b"none",
+                _ => return None,
+            };
+            Some(word.to_vec())
+        }
+    }
+
+    /// A type as LLVM prints it, once per type per worker.
+    unsafe fn type_text(&mut self, t: LLVMTypeRef) -> Rc<[u8]> {
+        if let Some(text) = self.type_texts.get(&t) {
+            return text.clone();
+        }
+        let identified = unsafe {
+            LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMStructTypeKind
+                && LLVMIsLiteralStruct(t) == 0
+        };
+        let text: Rc<[u8]> = if identified {
+            // LLVM prints an identified struct as its definition (`%S = type {...}`).
+            self.types.spelling(t)[self.m.raw_id.len() + 1..].into()
+        } else {
+            let printed = unsafe { take_message(LLVMPrintTypeToString(t)) };
+            unsafe { self.name_unnamed_structs(printed) }.into()
+        };
+        self.type_texts.insert(t, text.clone());
+        text
     }
 }
 

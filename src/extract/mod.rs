@@ -189,8 +189,9 @@ pub struct Worker<'m> {
     /// Block ids of functions that `blockaddress` constants name, numbered once each
     /// (a computed-goto table names one function's blocks many times).
     blockaddress_blocks: PtrMap<LLVMValueRef, PtrMap<LLVMBasicBlockRef, Id>>,
-    /// Constant spellings and keys, printed once per constant.
+    /// Constant spellings and keys, printed once per constant, and types as LLVM prints them.
     spellings: PtrMap<LLVMValueRef, std::rc::Rc<constants::Spelling>>,
+    type_texts: PtrMap<LLVMTypeRef, std::rc::Rc<[u8]>>,
     pt: pointsto::PtState,
 }
 
@@ -204,6 +205,7 @@ impl<'m> Worker<'m> {
             blocks: PtrMap::default(),
             blockaddress_blocks: PtrMap::default(),
             spellings: PtrMap::default(),
+            type_texts: PtrMap::default(),
             pt: Default::default(),
         }
     }
