@@ -2,8 +2,7 @@
 //! there), against the same LLVM as llvm-sys.
 
 fn main() {
-    let prefix =
-        std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
+    let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
     println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
     println!("cargo:rerun-if-changed=src/extract/attr_text.cpp");
     cc::Build::new()

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use std::path::{Path, PathBuf};
 
 const FLAGS: &[&str] = &["-O0", "-g", "-fno-discard-value-names"];
 
@@ -432,7 +433,7 @@ fn memory_attributes_match_llvm_dis() {
 }
 
 /// Compiles a C++ snippet written in the test.
-fn compile_cpp(dir: &std::path::Path, name: &str, code: &str, flags: &[&str]) -> std::path::PathBuf {
+fn compile_cpp(dir: &Path, name: &str, code: &str, flags: &[&str]) -> PathBuf {
     let src = dir.join(format!("{name}.cpp"));
     std::fs::write(&src, code).unwrap();
     let out = dir.join(format!("{name}.bc"));
@@ -471,7 +472,10 @@ fn constant_spelling_key_and_expression_flags() {
     assert_ne!(key(pk), key("ct:@first#init"));
     f.assert_has("constant_text", &["ct:@first#init", "ptr @tbl"]);
     // A struct type prints by name, not as its definition.
-    f.assert_has("constant_text", &["ct:@zs#init", "%struct.S zeroinitializer"]);
+    f.assert_has(
+        "constant_text",
+        &["ct:@zs#init", "%struct.S zeroinitializer"],
+    );
     assert_eq!(key(pk).len(), 16);
 }
 
@@ -520,7 +524,10 @@ fn blocks_successors_result_types_and_columns() {
     f.assert_has("instr_successor", &[&br, "cfg:@pick:%if.then:0"]);
     f.assert_has("instr_successor", &[&br, "cfg:@pick:%if.end:0"]);
     // Within a block, the successor is the next instruction.
-    f.assert_has("instr_successor", &["cfg:@pick:%entry:0", "cfg:@pick:%entry:1"]);
+    f.assert_has(
+        "instr_successor",
+        &["cfg:@pick:%entry:0", "cfg:@pick:%entry:1"],
+    );
     // `x + 1` is `%add = add nsw i32 ...`; the store after it has no result.
     f.assert_has("instr_result_type", &[&def(&f, "cfg:@pick:%add"), "i32"]);
     let store = f.rows("store_instr")[0][0].clone();
@@ -528,8 +535,14 @@ fn blocks_successors_result_types_and_columns() {
 
     // Declaration columns: `int pick(int c, int x)` puts c at 14, x at 21; line 2 is
     // `int y = x + 1;` (the string continuation drops the indent), y at 5.
-    f.assert_has("variable_source_column", &["cfg:@pick:%c.addr", "c", "1", "14"]);
-    f.assert_has("variable_source_column", &["cfg:@pick:%x.addr", "x", "1", "21"]);
+    f.assert_has(
+        "variable_source_column",
+        &["cfg:@pick:%c.addr", "c", "1", "14"],
+    );
+    f.assert_has(
+        "variable_source_column",
+        &["cfg:@pick:%x.addr", "x", "1", "21"],
+    );
     f.assert_has("variable_source_column", &["cfg:@pick:%y", "y", "2", "5"]);
 
     // The computed goto: one indirectbr with the three address-taken labels.
@@ -565,7 +578,10 @@ fn cpp_names_demangle_and_landingpads_count_clauses() {
     // `catch (E &)` and `catch (int)`: one landingpad with two catch clauses.
     let lp = f.rows("landingpad_instr")[0][0].clone();
     f.assert_has("landingpad_nclauses", &[&lp, "2"]);
-    f.assert_has("landingpad_clause", &[&lp, "1", "catch", &format!("{lp}#1")]);
+    f.assert_has(
+        "landingpad_clause",
+        &[&lp, "1", "catch", &format!("{lp}#1")],
+    );
     f.assert_has("constant_text", &[&format!("{lp}#1"), "ptr @_ZTIi"]);
 }
 

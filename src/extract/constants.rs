@@ -234,20 +234,7 @@ impl Worker<'_> {
             spelled
         }
     }
-}
 
-/// Metadata prints as itself (`!7 = !{!8}`, `!"text"`); as an operand LLVM writes
-/// `metadata !7`, `metadata !"text"`.
-fn metadata_operand(printed: Vec<u8>) -> Vec<u8> {
-    let numbered = printed.get(1).is_some_and(u8::is_ascii_digit);
-    let end = match printed.windows(3).position(|w| w == b" = ") {
-        Some(p) if numbered => p,
-        _ => printed.len(),
-    };
-    [&b"metadata "[..], &printed[..end]].concat()
-}
-
-impl Worker<'_> {
     /// Printed without its module, an unnamed identified struct is `%"type 0x<address>"`,
     /// which changes from run to run: spell it as its type id does, `%{ <body> }`.
     unsafe fn name_unnamed_structs(&mut self, printed: Vec<u8>) -> Vec<u8> {
@@ -277,9 +264,7 @@ impl Worker<'_> {
         out.extend_from_slice(rest);
         out
     }
-}
 
-impl Worker<'_> {
     /// What LLVM prints after the type for integers up to 64 bits, null, undef, poison,
     /// zeroinitializer, `none` and global references (whose own printing would be their
     /// whole definition); None for the rest.
@@ -333,6 +318,17 @@ impl Worker<'_> {
     }
 }
 
+/// Metadata prints as itself (`!7 = !{!8}`, `!"text"`); as an operand LLVM writes
+/// `metadata !7`, `metadata !"text"`.
+fn metadata_operand(printed: Vec<u8>) -> Vec<u8> {
+    let numbered = printed.get(1).is_some_and(u8::is_ascii_digit);
+    let end = match printed.windows(3).position(|w| w == b" = ") {
+        Some(p) if numbered => p,
+        _ => printed.len(),
+    };
+    [&b"metadata "[..], &printed[..end]].concat()
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
@@ -371,7 +367,9 @@ fn expr_flags<'a>(text: &'a [u8], opcode: &str) -> Vec<&'a [u8]> {
     let mut flags = Vec::new();
     while !rest.is_empty() && !rest.starts_with(b"(") {
         let end = if rest.starts_with(b"inrange(") {
-            rest.iter().position(|&c| c == b')').map_or(rest.len(), |p| p + 1)
+            rest.iter()
+                .position(|&c| c == b')')
+                .map_or(rest.len(), |p| p + 1)
         } else {
             rest.iter().position(|&c| c == b' ').unwrap_or(rest.len())
         };
