@@ -605,7 +605,7 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     variable_source_column(var: symbol, name: symbol, line: number, column: number)
     "Constants, one per use site. Ids are the site they occur at, `<instr or global>#<operand path>`."
     constant(constant: symbol, ty: symbol)
-    "LLVM's spelling of each constant, type first (`i32 -1`, `ptr getelementptr inbounds (i8, ptr @g, i64 4)`, `ptr @g`), cut to its first 1024 bytes followed by `...` when longer (see `constant_key`)."
+    "LLVM's spelling of each constant as an operand, type first (`i32 -1`, `ptr getelementptr inbounds (i8, ptr @g, i64 4)`, `ptr @g`, `metadata !3`), cut to its first 1024 bytes followed by `...` when longer (see `constant_key`). Unnamed identified structs, which LLVM numbers across the whole module, are spelled by body as in type ids (`%{ i16 }`)."
     constant_text(constant: symbol, text: symbol)
     "A canonical key per constant: a 64-bit FNV-1a hash of its full spelling, as 16 hex digits. Equal constants in a module have equal keys (LLVM uniques constants, so equal means equal spelling); join on it to compare constants, at any length."
     constant_key(constant: symbol, key: symbol)
