@@ -1,6 +1,7 @@
 //! Attribute facts. The C API gives attribute kinds as numbers only, so names are resolved
 //! through a table of LLVM 19's attribute names (`LLVMGetEnumAttributeKindForName`); a test
-//! checks that every kind LLVM knows has a name here.
+//! checks that every kind LLVM knows has a name here. Constant-range values go through a
+//! small C++ helper, the one thing the C API cannot read.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -22,7 +23,8 @@ pub enum Class {
     Int,
     /// Carries a type (`byval(%T)`).
     Type,
-    /// Carries constant ranges (`range`, `initializes`), which the C API cannot read.
+    /// Carries constant ranges (`range`, `initializes`), which the C API cannot read: read
+    /// through `attr_text.cpp`.
     Range,
 }
 
@@ -234,7 +236,8 @@ unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<
             return (format!("attr#{kind}").into_bytes(), Vec::new());
         };
         let value = match class {
-            Class::Enum | Class::Range => Vec::new(),
+            Class::Enum => Vec::new(),
+            Class::Range => range_value(a),
             Class::Int => int_value(name, LLVMGetEnumAttributeValue(a)).into_bytes(),
             Class::Type => {
                 let t = LLVMGetTypeAttributeValue(a);
@@ -246,6 +249,20 @@ unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<
             }
         };
         (name.as_bytes().to_vec(), value)
+    }
+}
+
+unsafe extern "C" {
+    /// `src/extract/attr_text.cpp`: the attribute as the IR prints it, e.g. `range(i32 0, 10)`.
+    fn llfacts_attribute_as_string(a: LLVMAttributeRef) -> *mut std::ffi::c_char;
+}
+
+/// A range attribute's value: what LLVM prints inside the parentheses (`i32 0, 10`).
+unsafe fn range_value(a: LLVMAttributeRef) -> Vec<u8> {
+    let text = unsafe { super::llvm::take_message(llfacts_attribute_as_string(a)) };
+    match text.iter().position(|&c| c == b'(') {
+        Some(open) if text.ends_with(b")") => text[open + 1..text.len() - 1].to_vec(),
+        _ => text,
     }
 }
 

@@ -259,6 +259,8 @@ impl Worker<'_> {
                 let block = self.blocks[bb].clone();
                 fact!(self.out, block, &block, func);
                 fact!(self.out, block_index, &block, bb_index as i32);
+                let label = Escaped(&block.as_bytes()[func.as_bytes().len() + 1..]);
+                fact!(self.out, block_name, &block, label);
                 if bb_index == 0 {
                     fact!(self.out, function_entry_block, func, &block);
                 }
@@ -275,6 +277,7 @@ impl Worker<'_> {
                     }
                     if let Some(next) = ids.get(k + 1) {
                         fact!(self.out, instr_next, id, next);
+                        fact!(self.out, instr_successor, id, next);
                     }
                     self.instruction(func, id, instr);
                     index_in_func += 1;
@@ -292,6 +295,9 @@ impl Worker<'_> {
                         let succ_id = &self.blocks[&succ];
                         fact!(self.out, block_succ, &block, succ_id);
                         fact!(self.out, block_pred, succ_id, &block);
+                        // Every block has an instruction (its terminator): the first is `:0`.
+                        let first = succ_id.child(b':', 0);
+                        fact!(self.out, instr_successor, ids.last().unwrap(), first);
                     }
                 }
             }
@@ -311,8 +317,10 @@ impl Worker<'_> {
                 Escaped(&var.as_bytes()[func.as_bytes().len() + 1..])
             );
             if let Some(names) = self.m.source_names.get(&llvm::Handle(v)) {
-                for (source, line) in names {
-                    fact!(self.out, variable_source_name, var, &source[..], *line);
+                for n in names {
+                    fact!(self.out, variable_source_name, var, &n.name[..], n.line);
+                    let (name, line, column) = (&n.name[..], n.line, n.column);
+                    fact!(self.out, variable_source_column, var, name, line, column);
                 }
             }
         }
@@ -328,6 +336,8 @@ impl Worker<'_> {
             fact!(self.out, instr, id, opcode_name(opcode));
             self.out.emit(opcode_rel(opcode), (id,));
 
+            let ty = self.types.id(LLVMTypeOf(instr));
+            fact!(self.out, instr_result_type, id, ty);
             let result = self.locals.get(&instr).cloned();
             if let Some(var) = &result {
                 fact!(self.out, instr_result, id, var);
@@ -416,6 +426,8 @@ impl Worker<'_> {
                         let d = self.block_of(LLVMGetSuccessor(instr, s));
                         fact!(self.out, indirectbr_dest, id, s as i32, d);
                     }
+                    let n = LLVMGetNumSuccessors(instr) as i32;
+                    fact!(self.out, indirectbr_ndests, id, n);
                 }
                 LLVMResume => fact!(self.out, resume_value, id, &ops[0]),
                 LLVMUnreachable => {}
@@ -581,6 +593,8 @@ impl Worker<'_> {
                         let kind = if is_filter { "filter" } else { "catch" };
                         fact!(self.out, landingpad_clause, id, k as i32, kind, &ops[k]);
                     }
+                    let n = LLVMGetNumClauses(instr) as i32;
+                    fact!(self.out, landingpad_nclauses, id, n);
                 }
                 LLVMFence => {}
                 LLVMAtomicCmpXchg => {

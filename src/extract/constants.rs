@@ -5,6 +5,8 @@ use llvm_sys::LLVMValueKind::*;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
+use std::rc::Rc;
+
 use super::Worker;
 use super::llvm::{bytes, name, take_message};
 use crate::fact;
@@ -31,6 +33,9 @@ impl Worker<'_> {
         unsafe {
             let ty = self.types.id(LLVMTypeOf(v));
             fact!(self.out, constant, id, &ty);
+            let spelled = self.spelling(v);
+            fact!(self.out, constant_text, id, &spelled.text[..]);
+            fact!(self.out, constant_key, id, &spelled.key[..]);
             match LLVMGetValueKind(v) {
                 LLVMConstantIntValueKind => {
                     let bits = LLVMGetIntTypeWidth(LLVMTypeOf(v));
@@ -49,8 +54,7 @@ impl Worker<'_> {
                     fact!(self.out, integer_constant, id, text);
                 }
                 LLVMConstantFPValueKind => {
-                    let printed = take_message(LLVMPrintValueToString(v));
-                    fact!(self.out, fp_constant, id, after_type(&printed));
+                    fact!(self.out, fp_constant, id, after_type(&spelled.text));
                 }
                 LLVMConstantPointerNullValueKind => fact!(self.out, null_constant, id),
                 LLVMUndefValueValueKind => fact!(self.out, undef_constant, id),
@@ -148,6 +152,12 @@ impl Worker<'_> {
                         if LLVMIsInBounds(v) != 0 {
                             fact!(self.out, constant_expr_gep_inbounds, id);
                         }
+                        let n = LLVMGetNumOperands(v) - 1;
+                        fact!(self.out, constant_expr_gep_nindices, id, n);
+                    }
+                    // The C API reads wrap flags of instructions only: take them from the text.
+                    for flag in expr_flags(&spelled.text, super::body::opcode_name(opcode)) {
+                        fact!(self.out, constant_expr_flag, id, flag);
                     }
                     for i in 0..LLVMGetNumOperands(v).max(0) as usize {
                         let op = self.operand(LLVMGetOperand(v, i as u32), id.child(b'.', i));
@@ -191,6 +201,184 @@ impl Worker<'_> {
     }
 }
 
+/// Longest spelling written to `constant_text`; longer ones are cut and end in `...`, so a
+/// multi-megabyte initializer does not become one field (`constant_key` covers all of it).
+pub const TEXT_CAP: usize = 1024;
+
+/// A constant's spelling (capped) and canonical key, computed once per constant per worker.
+pub struct Spelling {
+    pub text: Box<[u8]>,
+    pub key: [u8; 16],
+}
+
+impl Worker<'_> {
+    /// LLVM's spelling of a constant. LLVM uniques constants, so the pointer is the cache key.
+    unsafe fn spelling(&mut self, v: LLVMValueRef) -> Rc<Spelling> {
+        unsafe {
+            if let Some(s) = self.spellings.get(&v) {
+                return s.clone();
+            }
+            let full = match self.simple_value(v) {
+                // Printing costs microseconds; the most frequent constants are spelled here.
+                Some(value) => [&self.type_text(LLVMTypeOf(v))[..], b" ", &value].concat(),
+                None if LLVMGetValueKind(v) == LLVMMetadataAsValueValueKind => {
+                    metadata_operand(take_message(LLVMPrintValueToString(v)))
+                }
+                None => self.name_unnamed_structs(take_message(LLVMPrintValueToString(v))),
+            };
+            let spelled = Rc::new(Spelling {
+                key: hex_key(fnv1a(&full)),
+                text: capped(full),
+            });
+            self.spellings.insert(v, spelled.clone());
+            spelled
+        }
+    }
+
+    /// Printed without its module, an unnamed identified struct is `%"type 0x<address>"`,
+    /// which changes from run to run: spell it as its type id does, `%{ <body> }`.
+    unsafe fn name_unnamed_structs(&mut self, printed: Vec<u8>) -> Vec<u8> {
+        const MARK: &[u8] = b"%\"type 0x";
+        if !printed.windows(MARK.len()).any(|w| w == MARK) {
+            return printed;
+        }
+        let mut out = Vec::with_capacity(printed.len());
+        let mut rest = &printed[..];
+        while let Some(at) = rest.windows(MARK.len()).position(|w| w == MARK) {
+            out.extend_from_slice(&rest[..at]);
+            let digits = &rest[at + MARK.len()..];
+            let len = digits.iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            let address = std::str::from_utf8(&digits[..len]).ok();
+            match address.and_then(|a| usize::from_str_radix(a, 16).ok()) {
+                Some(address) if digits.get(len) == Some(&b'"') => {
+                    let spelled = self.types.spelling(address as LLVMTypeRef);
+                    out.extend_from_slice(&spelled[self.m.raw_id.len() + 1..]);
+                    rest = &digits[len + 1..];
+                }
+                _ => {
+                    out.extend_from_slice(MARK);
+                    rest = digits;
+                }
+            }
+        }
+        out.extend_from_slice(rest);
+        out
+    }
+
+    /// What LLVM prints after the type for integers up to 64 bits, null, undef, poison,
+    /// zeroinitializer, `none` and global references (whose own printing would be their
+    /// whole definition); None for the rest.
+    unsafe fn simple_value(&mut self, v: LLVMValueRef) -> Option<Vec<u8>> {
+        unsafe {
+            let word: &[u8] = match LLVMGetValueKind(v) {
+                LLVMConstantIntValueKind => {
+                    return match LLVMGetIntTypeWidth(LLVMTypeOf(v)) {
+                        1 if LLVMConstIntGetZExtValue(v) != 0 => Some(b"true".to_vec()),
+                        1 => Some(b"false".to_vec()),
+                        2..=64 => Some(LLVMConstIntGetSExtValue(v).to_string().into_bytes()),
+                        _ => None,
+                    };
+                }
+                LLVMGlobalVariableValueKind
+                | LLVMGlobalAliasValueKind
+                | LLVMGlobalIFuncValueKind
+                | LLVMFunctionValueKind => {
+                    let id = self.m.global_id(v).as_bytes();
+                    return Some(id[self.m.id.as_bytes().len() + 1..].to_vec());
+                }
+                LLVMConstantPointerNullValueKind => b"null",
+                LLVMUndefValueValueKind => b"undef",
+                LLVMPoisonValueKind => b"poison",
+                LLVMConstantAggregateZeroValueKind => b"zeroinitializer",
+                LLVMConstantTokenNoneValueKind => b"none",
+                _ => return None,
+            };
+            Some(word.to_vec())
+        }
+    }
+
+    /// A type as LLVM prints it, once per type per worker.
+    unsafe fn type_text(&mut self, t: LLVMTypeRef) -> Rc<[u8]> {
+        if let Some(text) = self.type_texts.get(&t) {
+            return text.clone();
+        }
+        let identified = unsafe {
+            LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMStructTypeKind
+                && LLVMIsLiteralStruct(t) == 0
+        };
+        let text: Rc<[u8]> = if identified {
+            // LLVM prints an identified struct as its definition (`%S = type {...}`).
+            self.types.spelling(t)[self.m.raw_id.len() + 1..].into()
+        } else {
+            let printed = unsafe { take_message(LLVMPrintTypeToString(t)) };
+            unsafe { self.name_unnamed_structs(printed) }.into()
+        };
+        self.type_texts.insert(t, text.clone());
+        text
+    }
+}
+
+/// Metadata prints as itself (`!7 = !{!8}`, `!"text"`); as an operand LLVM writes
+/// `metadata !7`, `metadata !"text"`.
+fn metadata_operand(printed: Vec<u8>) -> Vec<u8> {
+    let numbered = printed.get(1).is_some_and(u8::is_ascii_digit);
+    let end = match printed.windows(3).position(|w| w == b" = ") {
+        Some(p) if numbered => p,
+        _ => printed.len(),
+    };
+    [&b"metadata "[..], &printed[..end]].concat()
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn hex_key(h: u64) -> [u8; 16] {
+    let mut out = [0; 16];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = b"0123456789abcdef"[(h >> (60 - 4 * i)) as usize & 15];
+    }
+    out
+}
+
+/// `text`, or its first [`TEXT_CAP`] bytes (not splitting a UTF-8 sequence) and `...`.
+fn capped(mut text: Vec<u8>) -> Box<[u8]> {
+    if text.len() > TEXT_CAP {
+        let mut end = TEXT_CAP;
+        while end > 0 && text[end] & 0xc0 == 0x80 {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.extend_from_slice(b"...");
+    }
+    text.into()
+}
+
+/// The flags LLVM prints between a constant expression's opcode and its operands:
+/// `ptr getelementptr inbounds inrange(-8, 16) (` → `inbounds`, `inrange(-8, 16)`.
+fn expr_flags<'a>(text: &'a [u8], opcode: &str) -> Vec<&'a [u8]> {
+    let pattern = [b" ", opcode.as_bytes(), b" "].concat();
+    let Some(at) = text.windows(pattern.len()).position(|w| w == pattern) else {
+        return Vec::new();
+    };
+    let mut rest = &text[at + pattern.len()..];
+    let mut flags = Vec::new();
+    while !rest.is_empty() && !rest.starts_with(b"(") {
+        let end = if rest.starts_with(b"inrange(") {
+            rest.iter()
+                .position(|&c| c == b')')
+                .map_or(rest.len(), |p| p + 1)
+        } else {
+            rest.iter().position(|&c| c == b' ').unwrap_or(rest.len())
+        };
+        flags.push(&rest[..end]);
+        rest = rest[end..].strip_prefix(b" ").unwrap_or(&rest[end..]);
+    }
+    flags
+}
+
 /// `i128 5` → `5`: the text after the type LLVM prints first.
 fn after_type(printed: &[u8]) -> &[u8] {
     // Types never contain a space outside brackets for the scalar types printed here; for
@@ -211,4 +399,32 @@ pub unsafe fn global_label(v: LLVMValueRef, unnamed_slot: usize) -> Vec<u8> {
         super::llvm::push_llvm_name(&mut out, n);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expression_flags_are_read_from_the_spelling() {
+        let t = b"i64 add nuw nsw (i64 ptrtoint (ptr @g to i64), i64 1)";
+        assert_eq!(expr_flags(t, "add"), vec![&b"nuw"[..], b"nsw"]);
+        let t = b"ptr getelementptr inbounds inrange(-8, 16) (i8, ptr @v, i64 8)";
+        assert_eq!(
+            expr_flags(t, "getelementptr"),
+            vec![&b"inbounds"[..], b"inrange(-8, 16)"]
+        );
+        assert!(expr_flags(b"i64 ptrtoint (ptr @g to i64)", "ptrtoint").is_empty());
+    }
+
+    #[test]
+    fn long_spellings_are_capped_and_keys_are_fixed() {
+        assert_eq!(&*capped(b"i32 1".to_vec()), b"i32 1");
+        let long = capped(vec![b'x'; TEXT_CAP + 10]);
+        assert_eq!(long.len(), TEXT_CAP + 3);
+        assert!(long.ends_with(b"x..."));
+        // FNV-1a 64 of the empty string and of "a" (published test vectors).
+        assert_eq!(&hex_key(fnv1a(b"")), b"cbf29ce484222325");
+        assert_eq!(&hex_key(fnv1a(b"a")), b"af63dc4c8601ec8c");
+    }
 }

@@ -36,6 +36,14 @@ fn linkage_name(l: LLVMLinkage) -> &'static str {
     }
 }
 
+/// The Itanium C++ demangling of a symbol name, when it is a mangled name (`_Z...`).
+fn demangle(name: &[u8]) -> Option<String> {
+    if !name.starts_with(b"_Z") {
+        return None;
+    }
+    cpp_demangle::Symbol::new(name).ok()?.demangle().ok()
+}
+
 fn visibility_name(v: LLVMVisibility) -> &'static str {
     match v {
         LLVMVisibility::LLVMDefaultVisibility => "default",
@@ -97,6 +105,9 @@ impl Worker<'_> {
             let id = &self.m.global_id(g).clone();
             fact!(self.out, global_var, id, &self.m.id);
             fact!(self.out, global_var_name, id, name(g));
+            if let Some(d) = demangle(name(g)) {
+                fact!(self.out, global_var_demangled, id, d);
+            }
             let value_ty = self.types.id(LLVMGlobalGetValueType(g));
             fact!(self.out, global_var_value_type, id, value_ty);
             fact!(
@@ -213,6 +224,9 @@ impl Worker<'_> {
                 fact!(self.out, function_definition, id);
             }
             fact!(self.out, function_name, id, fname);
+            if let Some(d) = demangle(fname) {
+                fact!(self.out, function_demangled, id, d);
+            }
             let sp = llvm_sys::debuginfo::LLVMGetSubprogram(f);
             if !sp.is_null() {
                 use llvm_sys::debuginfo::*;

@@ -22,7 +22,9 @@ use std::sync::Mutex;
 
 use anyhow::Result;
 use llvm_sys::core::*;
-use llvm_sys::debuginfo::LLVMDIVariableGetLine;
+use llvm_sys::debuginfo::{
+    LLVMDILocationGetColumn, LLVMDIVariableGetLine, LLVMInstructionGetDebugLoc,
+};
 use llvm_sys::prelude::*;
 use rayon::prelude::*;
 
@@ -42,7 +44,7 @@ pub struct ModuleCtx {
     raw: Handle<LLVMModuleRef>,
     global_ids: PtrMap<Handle<LLVMValueRef>, Id>,
     /// Source-level variable names from llvm.dbg.* records, keyed by the described value.
-    pub source_names: PtrMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>>,
+    pub source_names: PtrMap<Handle<LLVMValueRef>, Vec<SourceName>>,
     comdats: PtrMap<Handle<LLVMComdatRef>, Vec<u8>>,
     /// Serializes the few C API calls that create values in the LLVM context.
     pub context_lock: Mutex<()>,
@@ -110,10 +112,18 @@ impl ModuleCtx {
     }
 }
 
+/// A source-level name of a value: name, declaration line and column.
+pub struct SourceName {
+    pub name: Vec<u8>,
+    pub line: i32,
+    pub column: i32,
+}
+
 /// Source variable names: the value each llvm.dbg.declare/value/assign describes, with the
-/// DILocalVariable's name (operand 1 of the node) and line.
-unsafe fn source_names(m: LLVMModuleRef) -> PtrMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> {
-    let mut names: PtrMap<Handle<LLVMValueRef>, Vec<(Vec<u8>, i32)>> = PtrMap::default();
+/// DILocalVariable's name (operand 1 of the node) and line, and the column of the record's
+/// debug location (a DILocalVariable has no column; the record's location is the declaration).
+unsafe fn source_names(m: LLVMModuleRef) -> PtrMap<Handle<LLVMValueRef>, Vec<SourceName>> {
+    let mut names: PtrMap<Handle<LLVMValueRef>, Vec<SourceName>> = PtrMap::default();
     unsafe {
         for f in llvm::functions(m) {
             for bb in llvm::blocks(f) {
@@ -148,9 +158,19 @@ unsafe fn source_names(m: LLVMModuleRef) -> PtrMap<Handle<LLVMValueRef>, Vec<(Ve
                         continue;
                     }
                     let line = LLVMDIVariableGetLine(LLVMValueAsMetadata(variable)) as i32;
+                    let loc = LLVMInstructionGetDebugLoc(i);
+                    let column = if loc.is_null() {
+                        0
+                    } else {
+                        LLVMDILocationGetColumn(loc) as i32
+                    };
                     let entry = names.entry(Handle(described)).or_default();
-                    if !entry.iter().any(|(n, l)| n == text && *l == line) {
-                        entry.push((text.to_vec(), line));
+                    if !entry.iter().any(|n| n.name == text && n.line == line) {
+                        entry.push(SourceName {
+                            name: text.to_vec(),
+                            line,
+                            column,
+                        });
                     }
                 }
             }
@@ -169,6 +189,9 @@ pub struct Worker<'m> {
     /// Block ids of functions that `blockaddress` constants name, numbered once each
     /// (a computed-goto table names one function's blocks many times).
     blockaddress_blocks: PtrMap<LLVMValueRef, PtrMap<LLVMBasicBlockRef, Id>>,
+    /// Constant spellings and keys, printed once per constant, and types as LLVM prints them.
+    spellings: PtrMap<LLVMValueRef, std::rc::Rc<constants::Spelling>>,
+    type_texts: PtrMap<LLVMTypeRef, std::rc::Rc<[u8]>>,
     pt: pointsto::PtState,
 }
 
@@ -181,6 +204,8 @@ impl<'m> Worker<'m> {
             locals: PtrMap::default(),
             blocks: PtrMap::default(),
             blockaddress_blocks: PtrMap::default(),
+            spellings: PtrMap::default(),
+            type_texts: PtrMap::default(),
             pt: Default::default(),
         }
     }

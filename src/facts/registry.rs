@@ -172,6 +172,8 @@ group globals "Global variables, aliases and ifuncs. Ids are `module:@name`; nam
     global_var(global: symbol, module: symbol)
     "Global variable name (without `@`); equal names across modules denote the same symbol at link time."
     global_var_name(global: symbol, name: symbol)
+    "Demangled global variable name (Itanium C++ ABI, e.g. `_ZTIi` is `typeinfo for int`); only names that demangle have one, so C names have none."
+    global_var_demangled(global: symbol, name: symbol)
     "The global's value type: the pointee type that opaque pointers erase."
     global_var_value_type(global: symbol, ty: symbol)
     "Linkage: external, private, internal, weak, weak_odr, linkonce, linkonce_odr, common, appending, extern_weak, available_externally."
@@ -237,6 +239,8 @@ group functions "Functions (definitions and declarations), parameters and attrib
     function_declaration(func: symbol)
     "Function name (without `@`); equal names across modules link."
     function_name(func: symbol, name: symbol)
+    "Demangled function name (Itanium C++ ABI, e.g. `_ZN2ns1fEd` is `ns::f(double)`); only names that demangle have one, so C names and intrinsics have none."
+    function_demangled(func: symbol, name: symbol)
     "Function signature: a function type id."
     function_signature(func: symbol, ty: symbol)
     "Function linkage."
@@ -267,7 +271,7 @@ group functions "Functions (definitions and declarations), parameters and attrib
     function_param(func: symbol, index: number, param: symbol)
     "Number of formal parameters."
     function_nparams(func: symbol, n: number)
-    "Function attributes as (name, value): enum attributes have value \"\" (`nounwind`); integer ones the text LLVM prints in parentheses (`align` \"16\", `memory` \"argmem: read\", `uwtable` \"async\", `allocsize` \"0,1\", `allockind` \"alloc,zeroed\"); type ones a type id (`byval`); string ones their value (`frame-pointer` \"all\"); `range`/`initializes` values are not readable through LLVM's C API and are empty."
+    "Function attributes as (name, value): enum attributes have value \"\" (`nounwind`); integer ones the text LLVM prints in parentheses (`align` \"16\", `memory` \"argmem: read\", `uwtable` \"async\", `allocsize` \"0,1\", `allockind` \"alloc,zeroed\", `range` \"i32 0, 10\", `initializes` \"(0, 4), (8, 12)\"); type ones a type id (`byval`); string ones their value (`frame-pointer` \"all\")."
     function_attr(func: symbol, attr: symbol, value: symbol)
     "Return value attributes."
     function_ret_attr(func: symbol, attr: symbol, value: symbol)
@@ -290,6 +294,8 @@ group blocks "Basic blocks and the control-flow graph." {
     block_terminator(block: symbol, instr: symbol)
     "The first instruction of each block."
     block_first_instr(block: symbol, instr: symbol)
+    "The label of each block as LLVM prints it (`%if.then`, `%\"a b\"`, or `%3` for unnamed blocks), as in `variable_name`."
+    block_name(block: symbol, label: symbol)
 }
 
 group instructions "Instructions: position, result, source location. Ids are `module:@func:%block:N`." {
@@ -303,8 +309,12 @@ group instructions "Instructions: position, result, source location. Ids are `mo
     instr_index(instr: symbol, index: number)
     "The next instruction in the same block."
     instr_next(instr: symbol, next: symbol)
+    "Control-flow successors of an instruction: the next one in its block, and from a terminator the first instruction of each successor block."
+    instr_successor(instr: symbol, succ: symbol)
     "The variable an instruction defines (non-void instructions only)."
     instr_result(instr: symbol, var: symbol)
+    "The result type of every instruction (`void` for those without a result)."
+    instr_result_type(instr: symbol, ty: symbol)
     "Source file, line and column from the debug location, when debug info exists."
     instr_debug_loc(instr: symbol, file: symbol, line: number, column: number)
     "Every operand of an instruction by position, as LLVM orders them (callee last for calls)."
@@ -532,12 +542,16 @@ group operations "Named operands and attributes of each instruction family." {
     indirectbr_addr(instr: symbol, operand: symbol)
     "indirectbr: possible destinations by position."
     indirectbr_dest(instr: symbol, position: number, block: symbol)
+    "indirectbr: number of possible destinations (labels)."
+    indirectbr_ndests(instr: symbol, n: number)
     "resume: the exception value."
     resume_value(instr: symbol, operand: symbol)
     "landingpad: the cleanup flag."
     landingpad_cleanup(instr: symbol)
     "landingpad: clauses by position; kind is catch or filter."
     landingpad_clause(instr: symbol, position: number, kind: symbol, operand: symbol)
+    "landingpad: number of clauses."
+    landingpad_nclauses(instr: symbol, n: number)
     "catchswitch: the parent pad operand (a `none` token constant at top level)."
     catchswitch_parent(instr: symbol, operand: symbol)
     "catchswitch: handler blocks by position."
@@ -587,8 +601,14 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     variable_name(var: symbol, name: symbol)
     "Source-level variable names from debug info (llvm.dbg.declare/value records), with the declaration line."
     variable_source_name(var: symbol, name: symbol, line: number)
+    "The declaration column of each source-level name in `variable_source_name` (from the debug location of its llvm.dbg record; 0 when unknown)."
+    variable_source_column(var: symbol, name: symbol, line: number, column: number)
     "Constants, one per use site. Ids are the site they occur at, `<instr or global>#<operand path>`."
     constant(constant: symbol, ty: symbol)
+    "LLVM's spelling of each constant as an operand, type first (`i32 -1`, `ptr getelementptr inbounds (i8, ptr @g, i64 4)`, `ptr @g`, `metadata !3`), cut to its first 1024 bytes followed by `...` when longer (see `constant_key`). Unnamed identified structs, which LLVM numbers across the whole module, are spelled by body as in type ids (`%{ i16 }`)."
+    constant_text(constant: symbol, text: symbol)
+    "A canonical key per constant: a 64-bit FNV-1a hash of its full spelling, as 16 hex digits. Equal constants in a module have equal keys (LLVM uniques constants, so equal means equal spelling); join on it to compare constants, at any length."
+    constant_key(constant: symbol, key: symbol)
     "Integer constants: exact decimal value (signed interpretation), for any width."
     integer_constant(constant: symbol, value: symbol)
     "Integer constants whose signed value fits a 32-bit number."
@@ -627,6 +647,10 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     constant_expr_gep_source_type(constant: symbol, ty: symbol)
     "getelementptr constant expressions: the inbounds flag."
     constant_expr_gep_inbounds(constant: symbol)
+    "getelementptr constant expressions: number of indices."
+    constant_expr_gep_nindices(constant: symbol, n: number)
+    "Constant expression flags as LLVM prints them after the opcode: nsw, nuw, exact, disjoint, nneg (arithmetic and casts); inbounds, nusw, nuw and `inrange(lo, hi)` (getelementptr)."
+    constant_expr_flag(constant: symbol, flag: symbol)
     "Inline assembly callees: asm text and constraint string."
     inline_asm(constant: symbol, asm: symbol, constraints: symbol)
     "Inline assembly flags: sideeffect, alignstack, unwind, inteldialect."

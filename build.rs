@@ -1,0 +1,19 @@
+//! Compiles `src/extract/attr_text.cpp`, the one C++ entry point the extractor needs (see
+//! there), against the same LLVM as llvm-sys.
+
+fn main() {
+    let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
+    println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
+    println!("cargo:rerun-if-changed=src/extract/attr_text.cpp");
+    cc::Build::new()
+        .cpp(true)
+        .std("c++17")
+        .include(format!("{prefix}/include"))
+        .extra_warnings(false)
+        .flag_if_supported("-fno-exceptions")
+        .define("_GNU_SOURCE", None)
+        .define("__STDC_CONSTANT_MACROS", None)
+        .define("__STDC_LIMIT_MACROS", None)
+        .file("src/extract/attr_text.cpp")
+        .compile("llfacts_attr_text");
+}
