@@ -5,7 +5,13 @@ fn main() {
     let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
     println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
     println!("cargo:rerun-if-changed=src/extract/attr_text.cpp");
-    cc::Build::new()
+    let mut build = cc::Build::new();
+    // A fresh machine has gcc but maybe no g++; LLVM's own clang++ comes with clang-19.
+    let clangxx = std::path::Path::new(&prefix).join("bin/clang++");
+    if std::env::var_os("CXX").is_none() && clangxx.exists() {
+        build.compiler(clangxx);
+    }
+    build
         .cpp(true)
         .std("c++17")
         .include(format!("{prefix}/include"))
