@@ -1170,30 +1170,49 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
 
 fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
     let name = |i: u32| s.sym.names[i as usize].clone();
-    let mut var_field = Vec::new();
+    // Millions of rows: sort them as symbol ranks (ids are never numbers) and offsets, in
+    // the engine's order, and only then spell them.
+    let mut by_name: Vec<u32> = (0..s.sym.names.len() as u32).collect();
+    by_name.sort_unstable_by(|&a, &b| s.sym.names[a as usize].cmp(&s.sym.names[b as usize]));
+    let mut rank = vec![0u32; by_name.len()];
+    for (r, &i) in by_name.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    let sym = |r: u32| name(by_name[r as usize]);
+    let mut var_field: Vec<(u32, u32, i32)> = Vec::new();
     for n in 0..s.pts.len() {
         let Some(v) = s.node_name[n] else { continue };
         for &(o, f) in &s.pts[s.rep_of(n as Node) as usize] {
-            var_field.push(vec![name(v), name(o), f.to_string()]);
+            var_field.push((rank[v as usize], rank[o as usize], f));
         }
     }
-    let copies = &s.copy_objects;
-    let mut field = Vec::new();
+    var_field.sort_unstable();
+    var_field.dedup();
+    let mut field: Vec<(u32, i32, u32, i32)> = Vec::new();
     for (&(o, off), &c) in &s.cells {
-        if copies.contains(&o) {
+        if s.copy_objects.contains(&o) {
             continue;
         }
         for &(t, tf) in &s.pts[s.rep_of(c) as usize] {
-            field.push(vec![name(o), off.to_string(), name(t), tf.to_string()]);
+            field.push((rank[o as usize], off, rank[t as usize], tf));
         }
     }
-    let dedup2 = |rows: &[Vec<String>], a: usize, b: usize| -> Vec<Vec<String>> {
-        let set: std::collections::BTreeSet<(String, String)> =
-            rows.iter().map(|r| (r[a].clone(), r[b].clone())).collect();
-        set.into_iter().map(|(x, y)| vec![x, y]).collect()
-    };
-    let var = dedup2(&var_field, 0, 1);
-    let obj = dedup2(&field, 0, 2);
+    field.sort_unstable();
+    let mut var: Vec<(u32, u32)> = var_field.iter().map(|&(v, o, _)| (v, o)).collect();
+    var.dedup();
+    let mut obj: Vec<(u32, u32)> = field.iter().map(|&(o, _, t, _)| (o, t)).collect();
+    obj.sort_unstable();
+    obj.dedup();
+    let var_field = var_field
+        .into_iter()
+        .map(|(v, o, f)| vec![sym(v), sym(o), f.to_string()])
+        .collect();
+    let field = field
+        .into_iter()
+        .map(|(o, f, t, tf)| vec![sym(o), f.to_string(), sym(t), tf.to_string()])
+        .collect();
+    let var = var.into_iter().map(|(v, o)| vec![sym(v), sym(o)]).collect();
+    let obj = obj.into_iter().map(|(o, t)| vec![sym(o), sym(t)]).collect();
     let edges: Vec<Vec<String>> = s
         .call_edges
         .iter()
@@ -1248,6 +1267,10 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
         ("var_points_to", var),
         ("field_points_to", field),
         ("obj_points_to", obj),
+    ] {
+        out.insert(rel.to_string(), rows);
+    }
+    for (rel, rows) in [
         ("call_graph_edge", edges),
         (
             "reachable_function",

@@ -28,13 +28,13 @@ pub const OUTPUTS: &[&str] = &[
     "object",
 ];
 
-/// A location: an object and a byte offset into it (`-1`: somewhere in it).
-pub type Location = (String, i64);
 
 pub struct Solution {
     pub outputs: Outputs,
-    /// `var_points_to_field`, grouped by node.
-    points_to: HashMap<String, Vec<Location>>,
+    /// Each node's rows in `var_points_to_field` (grouped by node).
+    points_to: HashMap<String, std::ops::Range<usize>>,
+    /// `var_points_to_field` offsets, parsed, in row order.
+    offsets: Vec<i64>,
 }
 
 /// How the fixpoint is computed.
@@ -58,25 +58,38 @@ pub fn solve(runner: &mut Runner, extra: &[PathBuf], solver: Solver) -> Result<S
         Solver::Native => {
             let source = RuleSource::builtin_with(programs::ANDERSEN_PREP, extra);
             let program = runner.parse(&source)?;
+            let t0 = std::time::Instant::now();
             let prep = runner.outputs(&source, &program, andersen::PREP_OUTPUTS)?;
+            if std::env::var_os("LLFACTS_TRACE").is_some() { eprintln!("TRACE prep {:.1}s", t0.elapsed().as_secs_f64()); }
             andersen::solve(runner.facts(), &prep)?
         }
     };
     let source = PROGRAM;
-    let mut points_to: HashMap<String, Vec<Location>> = HashMap::new();
-    for row in &outputs["var_points_to_field"] {
-        let [var, obj, off] = &row[..] else {
+    let mut outputs = outputs;
+    let rows = outputs.entry("var_points_to_field".into()).or_default();
+    // Engines write rows sorted; a stable sort by node keeps that order and groups them.
+    rows.sort_by(|a, b| a[0].cmp(&b[0]));
+    let mut points_to: HashMap<String, std::ops::Range<usize>> = HashMap::new();
+    let mut offsets = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let [var, _, off] = &row[..] else {
             bail!("{source}: var_points_to_field rows have 3 columns, got {row:?}");
         };
-        let off = off
-            .parse()
-            .map_err(|_| anyhow!("{source}: var_points_to_field: bad offset `{off}`"))?;
-        points_to
-            .entry(var.clone())
-            .or_default()
-            .push((obj.clone(), off));
+        offsets.push(
+            off.parse()
+                .map_err(|_| anyhow!("{source}: var_points_to_field: bad offset `{off}`"))?,
+        );
+        if i > 0 && rows[i - 1][0] == *var {
+            points_to.get_mut(var).expect("grouped").end = i + 1;
+        } else {
+            points_to.insert(var.clone(), i..i + 1);
+        }
     }
-    Ok(Solution { outputs, points_to })
+    Ok(Solution {
+        outputs,
+        points_to,
+        offsets,
+    })
 }
 
 /// Figures that tell precision and reach at a glance.
@@ -132,25 +145,30 @@ impl Solution {
         self.outputs.get(relation).map_or(&[], Vec::as_slice)
     }
 
-    /// The objects a node may point into (any offset).
-    fn objects_of(&self, node: &str) -> BTreeSet<&str> {
+    /// The locations a node may point to.
+    fn locations(&self, node: &str) -> impl Iterator<Item = (&str, i64)> {
+        let rows = self.rows("var_points_to_field");
         self.points_to
             .get(node)
-            .map(|l| l.iter().map(|(o, _)| o.as_str()).collect())
+            .cloned()
             .unwrap_or_default()
+            .map(move |i| (rows[i][1].as_str(), self.offsets[i]))
     }
 
     pub fn summary(&self, facts: &FactSet) -> Result<Summary> {
-        let sets: Vec<usize> = self
-            .points_to
-            .keys()
-            .map(|v| self.objects_of(v).len())
-            .collect();
-        let objects: BTreeSet<&str> = self
-            .rows("var_points_to")
-            .iter()
-            .map(|r| r[1].as_str())
-            .collect();
+        // Set sizes in objects: `var_points_to` is sorted, so each node's rows are adjacent.
+        let mut sets: Vec<usize> = Vec::new();
+        let mut objects: std::collections::HashSet<&str> = Default::default();
+        let mut previous: Option<&str> = None;
+        for r in self.rows("var_points_to") {
+            if previous == Some(r[0].as_str()) {
+                *sets.last_mut().expect("a set") += 1;
+            } else {
+                sets.push(1);
+                previous = Some(&r[0]);
+            }
+            objects.insert(&r[1]);
+        }
         let direct = first_column(facts, "call_direct")?;
         let indirect: BTreeSet<String> = facts
             .rows("pt_call")?
@@ -216,12 +234,10 @@ impl Solution {
     /// May the two nodes point to overlapping memory? Locations in the same object overlap
     /// when their offsets are equal or either is unknown.
     pub fn may_alias(&self, a: &str, b: &str) -> bool {
-        let (Some(la), Some(lb)) = (self.points_to.get(a), self.points_to.get(b)) else {
-            return false;
-        };
-        la.iter().any(|(oa, fa)| {
+        let lb: Vec<(&str, i64)> = self.locations(b).collect();
+        self.locations(a).any(|(oa, fa)| {
             lb.iter()
-                .any(|(ob, fb)| oa == ob && (fa == fb || *fa == -1 || *fb == -1))
+                .any(|&(ob, fb)| oa == ob && (fa == fb || fa == -1 || fb == -1))
         })
     }
 }
@@ -357,9 +373,8 @@ impl Solution {
         match (a, b) {
             (Value::Node(x), Value::Node(y)) => self.may_alias(x, y),
             (Value::Address(g), Value::Node(x)) | (Value::Node(x), Value::Address(g)) => self
-                .points_to
-                .get(x)
-                .is_some_and(|l| l.iter().any(|(o, f)| o == g && (*f == 0 || *f == -1))),
+                .locations(x)
+                .any(|(o, f)| o == g && (f == 0 || f == -1)),
             (Value::Address(g), Value::Address(h)) => g == h,
         }
     }
