@@ -11,6 +11,7 @@
 use std::collections::{HashMap as StdMap, HashSet as StdSet};
 
 use anyhow::{Result, anyhow};
+use roaring::RoaringBitmap;
 
 use super::backend::Outputs;
 use crate::facts::FactSet;
@@ -170,8 +171,12 @@ struct Solver {
     /// Cells of each object (and of each memory copy's pseudo-object), by offset.
     object_cells: HashMap<u32, Vec<(i32, Node)>>,
     subs: HashMap<u32, Vec<Sub>>,
-    pts: Vec<HashSet<Loc>>,
-    delta: Vec<Vec<Loc>>,
+    /// Locations by dense id: points-to sets are bitmaps of these ids.
+    locs: Vec<Loc>,
+    loc_ids: HashMap<Loc, u32>,
+    pts: Vec<RoaringBitmap>,
+    /// What each node gained since it was last processed.
+    delta: Vec<RoaringBitmap>,
     edges: Vec<Vec<Edge>>,
     edge_set: HashSet<(Node, Edge)>,
     triggers: Vec<Vec<Trigger>>,
@@ -220,8 +225,8 @@ impl Solver {
 
     fn new_node(&mut self, name: Option<u32>) -> Node {
         let n = self.pts.len() as Node;
-        self.pts.push(HashSet::default());
-        self.delta.push(Vec::new());
+        self.pts.push(RoaringBitmap::new());
+        self.delta.push(RoaringBitmap::new());
         self.edges.push(Vec::new());
         self.triggers.push(Vec::new());
         self.queued.push(false);
@@ -263,13 +268,55 @@ impl Solver {
         }
     }
 
+    fn loc_id(&mut self, loc: Loc) -> u32 {
+        if let Some(&i) = self.loc_ids.get(&loc) {
+            return i;
+        }
+        let i = self.locs.len() as u32;
+        self.locs.push(loc);
+        self.loc_ids.insert(loc, i);
+        i
+    }
+
     fn add_loc(&mut self, n: Node, loc: Loc) {
+        let id = self.loc_id(loc);
         let n = self.find(n);
-        if self.pts[n as usize].insert(loc) {
-            self.delta[n as usize].push(loc);
-            if !self.queued[n as usize] {
-                self.queued[n as usize] = true;
-                self.worklist.push(n);
+        if self.pts[n as usize].insert(id) {
+            self.delta[n as usize].insert(id);
+            self.enqueue(n);
+        }
+    }
+
+    /// Adds the locations of `set` to representative `n`.
+    fn add_locs(&mut self, n: Node, set: &RoaringBitmap) {
+        let new = set - &self.pts[n as usize];
+        if new.is_empty() {
+            return;
+        }
+        self.pts[n as usize] |= &new;
+        self.delta[n as usize] |= new;
+        self.enqueue(n);
+    }
+
+    fn enqueue(&mut self, n: Node) {
+        if !self.queued[n as usize] {
+            self.queued[n as usize] = true;
+            self.worklist.push(n);
+        }
+    }
+
+    /// Propagates `set` (locations of the edge's source) along edge `e`.
+    fn propagate(&mut self, e: Edge, set: &RoaringBitmap) {
+        match e {
+            Edge::Copy(t) => {
+                let t = self.find(t);
+                self.add_locs(t, set);
+            }
+            _ => {
+                for id in set {
+                    let (t, l) = self.transform(e, self.locs[id as usize]);
+                    self.add_loc(t, l);
+                }
             }
         }
     }
@@ -308,19 +355,16 @@ impl Solver {
             self.new_copy_edges += 1;
         }
         self.edges[from as usize].push(e);
-        let locs: Vec<Loc> = self.pts[from as usize].iter().copied().collect();
-        for l in locs {
-            let (t, l) = self.transform(e, l);
-            self.add_loc(t, l);
-        }
+        let set = self.pts[from as usize].clone();
+        self.propagate(e, &set);
     }
 
     fn add_trigger(&mut self, n: Node, t: Trigger) {
         let n = self.find(n);
         self.triggers[n as usize].push(t);
-        let locs: Vec<Loc> = self.pts[n as usize].iter().copied().collect();
-        for l in locs {
-            self.fire(t, l);
+        let set = self.pts[n as usize].clone();
+        for id in &set {
+            self.fire(t, self.locs[id as usize]);
         }
     }
 
@@ -732,17 +776,14 @@ impl Solver {
             let mut i = 0;
             while i < self.edges[n as usize].len() {
                 let e = self.edges[n as usize][i];
-                for &l in &delta {
-                    let (t, l) = self.transform(e, l);
-                    self.add_loc(t, l);
-                }
+                self.propagate(e, &delta);
                 i += 1;
             }
             let mut i = 0;
             while i < self.triggers[n as usize].len() {
                 let t = self.triggers[n as usize][i];
-                for &l in &delta {
-                    self.fire(t, l);
+                for id in &delta {
+                    self.fire(t, self.locs[id as usize]);
                 }
                 i += 1;
             }
@@ -824,9 +865,7 @@ impl Solver {
             let edges = std::mem::take(&mut self.edges[m as usize]);
             let triggers = std::mem::take(&mut self.triggers[m as usize]);
             self.delta[m as usize].clear();
-            for l in pts {
-                self.add_loc(r, l);
-            }
+            self.add_locs(r, &pts);
             for e in edges {
                 self.add_edge(r, e);
             }
@@ -852,6 +891,8 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
         cells: HashMap::default(),
         object_cells: HashMap::default(),
         subs: HashMap::default(),
+        locs: Vec::new(),
+        loc_ids: HashMap::default(),
         pts: Vec::new(),
         delta: Vec::new(),
         edges: Vec::new(),
@@ -1182,7 +1223,8 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
     let mut var_field: Vec<(u32, u32, i32)> = Vec::new();
     for n in 0..s.pts.len() {
         let Some(v) = s.node_name[n] else { continue };
-        for &(o, f) in &s.pts[s.rep_of(n as Node) as usize] {
+        for id in &s.pts[s.rep_of(n as Node) as usize] {
+            let (o, f) = s.locs[id as usize];
             var_field.push((rank[v as usize], rank[o as usize], f));
         }
     }
@@ -1193,7 +1235,8 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
         if s.copy_objects.contains(&o) {
             continue;
         }
-        for &(t, tf) in &s.pts[s.rep_of(c) as usize] {
+        for id in &s.pts[s.rep_of(c) as usize] {
+            let (t, tf) = s.locs[id as usize];
             field.push((rank[o as usize], off, rank[t as usize], tf));
         }
     }
