@@ -142,7 +142,11 @@ pub fn load(path: &Path) -> Result<Module> {
     }
 
     init_llvm();
-    let reader = if is_bitcode { "bitcode reader" } else { "IR parser" };
+    let reader = if is_bitcode {
+        "bitcode reader"
+    } else {
+        "IR parser"
+    };
     reading(format!("{shown}: LLVM's {reader}"), || unsafe {
         parse_and_verify(path, &bytes, is_bitcode)
     })

@@ -178,7 +178,11 @@ fn remove_stale(dest: &Path) {
     let (Some(name), Some(parent)) = (dest.file_name(), dest.parent()) else {
         return;
     };
-    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
     let prefix = format!(".{}.llfacts-tmp-", name.to_string_lossy());
     let Ok(entries) = fs::read_dir(parent) else {
         return;
