@@ -23,9 +23,11 @@ use std::sync::atomic::{AtomicI32, Ordering::SeqCst};
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::extract::{LLVM_FATAL_EXIT, ReadOptions};
 use crate::facts::buf::FactBuf;
 use crate::facts::writer::{discard_temporary, remove_temporaries};
+
+/// The exit code after LLVM reported a fatal error (told apart from a plain error's 1).
+pub const LLVM_FATAL_EXIT: i32 = 3;
 
 const STATUS_FD: RawFd = 3;
 const STATUS_ENV: &str = "LLFACTS_STATUS_FD";
@@ -116,7 +118,8 @@ struct Ended {
     /// Inputs being read (parsed, verified), and being extracted, when it ended.
     reading: Vec<usize>,
     extracting: Vec<usize>,
-    stdout: Vec<u8>,
+    /// What `__read` sent: the facts and the inputs it skipped.
+    received: Option<std::io::Result<(FactBuf, Vec<usize>)>>,
 }
 
 /// Runs this binary with `args` and waits. `output`: the destination the child writes (its
@@ -166,11 +169,11 @@ fn supervise(args: &[OsString], forward: bool, output: Option<&Path>) -> Result<
         s.spawn(move || filter_stderr(stderr, forward, tty));
         let status_thread = s.spawn(move || read_status(status_r));
         let out_thread = s.spawn(move || {
-            let mut v = Vec::new();
-            if let Some(mut o) = stdout {
-                let _ = o.read_to_end(&mut v);
-            }
-            v
+            let mut r = std::io::BufReader::with_capacity(1 << 20, stdout?);
+            let received = receive(&mut r);
+            // Whatever is left, so that the child never blocks on a full pipe.
+            let _ = std::io::copy(&mut r, &mut std::io::sink());
+            Some(received)
         });
         let status = child.wait();
         CHILD.store(0, SeqCst);
@@ -189,7 +192,7 @@ fn supervise(args: &[OsString], forward: bool, output: Option<&Path>) -> Result<
         status: status?,
         reading,
         extracting,
-        stdout: out,
+        received: out,
     })
 }
 
@@ -396,15 +399,16 @@ pub fn extract(argv: &[OsString], inputs: &[PathBuf], out: &Path, keep_going: bo
 /// command's facts and skipped inputs.
 pub fn to_memory(
     inputs: &[PathBuf],
-    opts: &ReadOptions,
+    quiet: bool,
+    keep_going: bool,
     jobs: usize,
 ) -> Result<(FactBuf, Vec<usize>)> {
-    let ended = run_reader(inputs, opts.keep_going, None, |skip| {
+    let ended = run_reader(inputs, keep_going, None, |skip| {
         let mut args: Vec<OsString> = vec!["__read".into(), "-j".into(), jobs.to_string().into()];
-        if opts.quiet {
+        if quiet {
             args.push("-q".into());
         }
-        if opts.keep_going {
+        if keep_going {
             args.push("--keep-going".into());
         }
         args.extend(skip_args(skip));
@@ -416,11 +420,10 @@ pub fn to_memory(
         // The child printed its one-line error.
         std::process::exit(ended.status.code().unwrap_or(1));
     }
-    let mut r: &[u8] = &ended.stdout;
-    let malformed = |_| anyhow!("internal error: the reader process sent malformed facts");
-    let facts = FactBuf::read_from(&mut r).map_err(malformed)?;
-    let skipped = read_indices(&mut r).map_err(malformed)?;
-    Ok((facts, skipped))
+    match ended.received {
+        Some(Ok(received)) => Ok(received),
+        _ => bail!("internal error: the reader process sent malformed facts"),
+    }
 }
 
 /// The `__read` command's output: the facts, then the skipped inputs.
@@ -435,7 +438,9 @@ pub fn send_facts(facts: &FactBuf, skipped: &[usize]) -> Result<()> {
     Ok(())
 }
 
-fn read_indices(r: &mut &[u8]) -> std::io::Result<Vec<usize>> {
+/// Reads what [`send_facts`] wrote.
+fn receive(r: &mut dyn Read) -> std::io::Result<(FactBuf, Vec<usize>)> {
+    let facts = FactBuf::read_from(r)?;
     let mut word = [0u8; 8];
     r.read_exact(&mut word)?;
     (0..u64::from_le_bytes(word))
@@ -443,5 +448,6 @@ fn read_indices(r: &mut &[u8]) -> std::io::Result<Vec<usize>> {
             r.read_exact(&mut word)?;
             Ok(u64::from_le_bytes(word) as usize)
         })
-        .collect()
+        .collect::<std::io::Result<_>>()
+        .map(|skipped| (facts, skipped))
 }

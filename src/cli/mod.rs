@@ -124,7 +124,8 @@ impl Reading {
         let (facts, skipped) = if self.no_isolate {
             llfacts::extract::to_memory(inputs, &opts)?
         } else {
-            llfacts::isolate::to_memory(inputs, &opts, rayon::current_num_threads())?
+            let jobs = rayon::current_num_threads();
+            llfacts::isolate::to_memory(inputs, quiet, self.keep_going, jobs)?
         };
         Ok((FactSet::Memory(facts), skipped))
     }

@@ -8,7 +8,7 @@
 //! The bitcode reader's own debug-info check is switched off: it prints the verifier's dump
 //! to stderr and aborts on a broken module. `load` verifies instead, and drops invalid debug
 //! info with a one-line warning as LLVM would. LLVM's fatal errors end the process with one
-//! line naming the file (exit code [`LLVM_FATAL_EXIT`]); crashes are caught by `isolate`.
+//! line naming the file (exit code `isolate::LLVM_FATAL_EXIT`); crashes are caught by `isolate`.
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_void};
@@ -17,6 +17,8 @@ use std::ptr;
 use std::sync::Once;
 
 use anyhow::{Result, anyhow, bail};
+
+use crate::isolate::LLVM_FATAL_EXIT;
 use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::core::*;
@@ -26,9 +28,6 @@ use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::*;
 use llvm_sys::support::LLVMParseCommandLineOptions;
 use llvm_sys::{LLVMDiagnosticSeverity, LLVMModule};
-
-/// The exit code after LLVM reported a fatal error (the supervisor tells it from a plain 1).
-pub const LLVM_FATAL_EXIT: i32 = 3;
 
 /// A parsed, verified module that owns its LLVM context.
 pub struct Module {

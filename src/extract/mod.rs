@@ -31,7 +31,6 @@ use input::Module;
 use llvm::Handle;
 
 pub use driver::{ReadOptions, Summary, skipped_message, to_dir, to_memory};
-pub use input::LLVM_FATAL_EXIT;
 use types::EmittedTypes;
 
 /// Read-only knowledge about one module, shared by every worker.

@@ -177,14 +177,18 @@ impl FactBuf {
 
     /// Reads what [`FactBuf::write_to`] wrote.
     pub fn read_from(r: &mut dyn std::io::Read) -> std::io::Result<FactBuf> {
+        use std::io::Read;
         let mut out = FactBuf::new();
         let mut word = [0u8; 8];
         for (buf, n) in out.bufs.iter_mut().zip(out.counts.iter_mut()) {
             r.read_exact(&mut word)?;
             *n = u64::from_le_bytes(word);
             r.read_exact(&mut word)?;
-            buf.resize(u64::from_le_bytes(word) as usize, 0);
-            r.read_exact(buf)?;
+            let len = u64::from_le_bytes(word);
+            buf.reserve_exact(len as usize);
+            if (&mut *r).take(len).read_to_end(buf)? as u64 != len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
         }
         Ok(out)
     }
