@@ -3,12 +3,13 @@
 //! instead of taking llfacts down.
 //!
 //! The child is this binary: `extract` runs its own command line again with `--no-isolate`;
-//! the commands that extract in memory run the hidden `__read` command, which sends the facts
-//! back on stdout ([`FactBuf::write_to`]). The child reports on fd 3 which input it is
-//! reading, has read and has extracted, so the parent can name the input that killed it. Its
-//! stderr goes through the parent, which passes on llfacts' own lines (`llfacts: ...`, and the
-//! progress display) and drops what LLVM printed by itself. SIGINT, SIGTERM and SIGHUP are
-//! passed on to the child; the parent then removes the child's temporary output.
+//! the commands that extract in memory run the hidden `__read` command, which streams the
+//! facts back on stdout as they are made ([`FactSender`]). The child reports on fd 3 which
+//! input it is reading, has read and has extracted, so the parent can name the input that
+//! killed it. Its stderr goes through the parent, which passes on llfacts' own lines
+//! (`llfacts: ...`, and the progress display) and drops what LLVM printed by itself. SIGINT,
+//! SIGTERM and SIGHUP are passed on to the child; the parent then removes the child's
+//! temporary output.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -426,21 +427,54 @@ pub fn to_memory(
     }
 }
 
-/// The `__read` command's output: the facts, then the skipped inputs.
-pub fn send_facts(facts: &FactBuf, skipped: &[usize]) -> Result<()> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-    facts.write_to(&mut out)?;
-    out.write_all(&(skipped.len() as u64).to_le_bytes())?;
-    for &i in skipped {
-        out.write_all(&(i as u64).to_le_bytes())?;
+/// The `__read` command's output, streamed while extraction goes on (the parent decodes
+/// in parallel): frames of facts, each `1` then [`FactBuf::write_to`], then `0` and the
+/// skipped inputs.
+pub struct FactSender(std::io::BufWriter<std::io::Stdout>);
+
+impl Default for FactSender {
+    fn default() -> Self {
+        Self::new()
     }
-    out.flush()?;
-    Ok(())
 }
 
-/// Reads what [`send_facts`] wrote.
+impl FactSender {
+    pub fn new() -> Self {
+        FactSender(std::io::BufWriter::with_capacity(
+            1 << 20,
+            std::io::stdout(),
+        ))
+    }
+
+    pub fn send(&mut self, facts: &FactBuf) -> Result<()> {
+        self.0.write_all(&[1])?;
+        facts.write_to(&mut self.0)?;
+        Ok(())
+    }
+
+    pub fn finish(mut self, skipped: &[usize]) -> Result<()> {
+        self.0.write_all(&[0])?;
+        self.0.write_all(&(skipped.len() as u64).to_le_bytes())?;
+        for &i in skipped {
+            self.0.write_all(&(i as u64).to_le_bytes())?;
+        }
+        self.0.flush()?;
+        Ok(())
+    }
+}
+
+/// Reads what [`FactSender`] wrote.
 fn receive(r: &mut dyn Read) -> std::io::Result<(FactBuf, Vec<usize>)> {
-    let facts = FactBuf::read_from(r)?;
+    let mut all = FactBuf::new();
+    let mut tag = [0u8];
+    loop {
+        r.read_exact(&mut tag)?;
+        match tag[0] {
+            1 => all.append(FactBuf::read_from(r)?),
+            0 => break,
+            _ => return Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    }
     let mut word = [0u8; 8];
     r.read_exact(&mut word)?;
     (0..u64::from_le_bytes(word))
@@ -449,5 +483,5 @@ fn receive(r: &mut dyn Read) -> std::io::Result<(FactBuf, Vec<usize>)> {
             Ok(u64::from_le_bytes(word) as usize)
         })
         .collect::<std::io::Result<_>>()
-        .map(|skipped| (facts, skipped))
+        .map(|skipped| (all, skipped))
 }

@@ -1,5 +1,5 @@
 //! `llfacts __read` (hidden): the supervised child of `check`, `analyze` and `alias`; it
-//! extracts its inputs in memory and sends the facts to its parent on stdout.
+//! extracts its inputs and streams the facts to its parent on stdout as they are made.
 
 use std::path::PathBuf;
 
@@ -21,9 +21,9 @@ pub struct ReadArgs {
 
 pub fn run(args: ReadArgs) -> anyhow::Result<()> {
     let opts = args.reading.options(args.quiet.quiet);
-    let (facts, skipped) = args
-        .jobs
-        .pool()?
-        .install(|| llfacts::extract::to_memory(&args.inputs, &opts))?;
-    llfacts::isolate::send_facts(&facts, &skipped)
+    let mut out = llfacts::isolate::FactSender::new();
+    let skipped = args.jobs.pool()?.install(|| {
+        llfacts::extract::to_sink(&args.inputs, &opts, &mut |facts| out.send(&facts))
+    })?;
+    out.finish(&skipped)
 }

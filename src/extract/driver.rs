@@ -216,13 +216,23 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
 /// inputs skipped.
 pub fn to_memory(inputs: &[PathBuf], opts: &ReadOptions) -> Result<(FactBuf, Vec<usize>)> {
     let mut all = FactBuf::new();
-    let mut keep = |facts: FactBuf| {
+    let skipped = to_sink(inputs, opts, &mut |facts: FactBuf| {
         all.append(facts);
         Ok(())
-    };
-    let mut progress = Progress::new(true, inputs.len());
-    let (_, skipped) = emit_all(inputs, &module_ids(inputs), opts, &mut keep, &mut progress)?;
+    })?;
     Ok((all, skipped))
+}
+
+/// Extracts every input, handing each finished buffer to `sink` in order; returns the
+/// inputs skipped.
+pub fn to_sink(
+    inputs: &[PathBuf],
+    opts: &ReadOptions,
+    sink: &mut dyn FnMut(FactBuf) -> Result<()>,
+) -> Result<Vec<usize>> {
+    let mut progress = Progress::new(true, inputs.len());
+    let (_, skipped) = emit_all(inputs, &module_ids(inputs), opts, sink, &mut progress)?;
+    Ok(skipped)
 }
 
 /// The opcode table, once per fact set.
