@@ -10,3 +10,4 @@ pub mod engine;
 pub mod extract;
 pub mod facts;
 mod fasthash;
+pub mod isolate;

@@ -30,6 +30,9 @@ enum Command {
     Check(cli::check::CheckArgs),
     Analyze(cli::analyze::AnalyzeArgs),
     Alias(cli::alias::AliasArgs),
+    /// The supervised reader process of `check`, `analyze` and `alias` (see isolate.rs).
+    #[command(name = "__read", hide = true)]
+    Read(cli::read::ReadArgs),
 }
 
 fn run(command: Command) -> anyhow::Result<()> {
@@ -40,6 +43,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Check(args) => cli::check::run(args),
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Alias(args) => cli::alias::run(args),
+        Command::Read(args) => cli::read::run(args),
     }
 }
 
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         );
         std::process::exit(101);
     }));
+    llfacts::isolate::handle_signals();
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,

@@ -180,53 +180,7 @@ fn every_relation_is_populated_by_the_fixtures() {
 
 #[test]
 fn every_file_matches_its_declaration() {
-    let dir = all_facts();
-    let files: BTreeSet<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    let declared: BTreeSet<String> = RELATIONS
-        .iter()
-        .map(|r| format!("{}.facts", r.name))
-        .collect();
-    assert_eq!(
-        files, declared,
-        "one file per declared relation, nothing else"
-    );
-    for rel in RELATIONS {
-        let text = std::fs::read(dir.join(format!("{}.facts", rel.name))).unwrap();
-        let text =
-            String::from_utf8(text).unwrap_or_else(|_| panic!("{}.facts is not UTF-8", rel.name));
-        for (n, line) in text.lines().enumerate() {
-            let fields: Vec<&str> = line.split('\t').collect();
-            assert_eq!(
-                fields.len(),
-                rel.columns.len(),
-                "{}.facts line {}: {line:?}",
-                rel.name,
-                n + 1
-            );
-            for (field, col) in fields.iter().zip(rel.columns) {
-                match col.kind {
-                    Kind::Number => {
-                        field.parse::<i32>().unwrap_or_else(|_| {
-                            panic!(
-                                "{}.facts line {}: {field:?} is not a 32-bit number",
-                                rel.name,
-                                n + 1
-                            )
-                        });
-                    }
-                    Kind::Symbol => {
-                        assert!(!field.contains('\r'), "raw CR in {}.facts", rel.name);
-                        llfacts::facts::unescape(field).unwrap_or_else(|| {
-                            panic!("{}.facts line {}: bad escape in {field:?}", rel.name, n + 1)
-                        });
-                    }
-                }
-            }
-        }
-    }
+    assert_schema_valid(all_facts());
 }
 
 /// Counts from the llvm-ir crate, a reader independent of ours.

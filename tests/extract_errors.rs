@@ -4,26 +4,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use common::*;
-
-#[track_caller]
-fn assert_one_line_error(o: &Output, code: i32, must_contain: &[&str]) {
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(code), "exit code; stderr: {stderr}");
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("backtrace"),
-        "panic: {stderr}"
-    );
-    if code == 1 {
-        assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr}");
-        assert!(stderr.starts_with("llfacts: "), "{stderr}");
-    }
-    for s in must_contain {
-        assert!(stderr.contains(s), "stderr lacks {s:?}: {stderr}");
-    }
-}
 
 fn valid_bitcode(dir: &Path) -> PathBuf {
     compile_snippet(

@@ -8,9 +8,8 @@ use clap::Args;
 
 use llfacts::analysis::Runner;
 use llfacts::analysis::pointsto::Names;
-use llfacts::facts::FactSet;
 
-use super::{Engine, Jobs, PointsTo};
+use super::{Engine, Jobs, PointsTo, Reading, skipped_error};
 
 /// May two values of a function alias? Prints `may-alias` or `no-alias` and exits 0.
 ///
@@ -34,6 +33,8 @@ pub struct AliasArgs {
     jobs: Jobs,
     #[command(flatten)]
     engine: Engine,
+    #[command(flatten)]
+    reading: Reading,
 }
 
 type Query = (String, String, String);
@@ -57,12 +58,12 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
     };
     let backend = args.engine.backend()?;
     let pool = args.jobs.pool()?;
-    let answers = pool.install(|| -> anyhow::Result<Vec<&str>> {
-        let facts = FactSet::Memory(llfacts::extract::to_memory(&inputs)?);
+    let (answers, skipped) = pool.install(|| -> anyhow::Result<(Vec<&str>, _)> {
+        let (facts, skipped) = args.reading.to_memory(&inputs, false)?;
         let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
         let solution = args.points_to.solve(&mut runner)?;
         let names = Names::new(&facts, &solution)?;
-        queries
+        let answers = queries
             .iter()
             .map(|(f, a, b)| {
                 let a = names.resolve(f, a)?;
@@ -73,12 +74,13 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
                     "no-alias"
                 })
             })
-            .collect()
+            .collect::<anyhow::Result<_>>()?;
+        Ok((answers, skipped))
     })?;
     for a in answers {
         println!("{a}");
     }
-    Ok(())
+    skipped_error(&inputs, &skipped)
 }
 
 fn read_queries(file: &PathBuf) -> anyhow::Result<Vec<Query>> {

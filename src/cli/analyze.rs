@@ -9,10 +9,9 @@ use clap::{Args, ValueEnum};
 
 use llfacts::analysis::Runner;
 use llfacts::analysis::pointsto::OUTPUTS;
-use llfacts::facts::FactSet;
 use llfacts::facts::writer::write_results;
 
-use super::{Engine, Jobs, PointsTo, Quiet};
+use super::{Engine, Jobs, PointsTo, Quiet, Reading, skipped_error};
 
 /// Points-to analysis: extract the inputs in memory, solve, and report.
 ///
@@ -45,6 +44,8 @@ pub struct AnalyzeArgs {
     engine: Engine,
     #[command(flatten)]
     quiet: Quiet,
+    #[command(flatten)]
+    reading: Reading,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -72,13 +73,13 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
     let name = match args.analysis {
         Analysis::Andersen => "andersen",
     };
-    let (facts, solution) = pool.install(|| -> anyhow::Result<_> {
+    let (facts, solution, skipped) = pool.install(|| -> anyhow::Result<_> {
         stage("extracting...");
-        let facts = FactSet::Memory(llfacts::extract::to_memory(&args.inputs)?);
+        let (facts, skipped) = args.reading.to_memory(&args.inputs, args.quiet.quiet)?;
         stage(&format!("solving ({})...", backend.name()));
         let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
         let solution = args.points_to.solve(&mut runner)?;
-        Ok((facts, solution))
+        Ok((facts, solution, skipped))
     })?;
     if progress {
         eprint!("\r\x1b[2K");
@@ -107,5 +108,5 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
         }
     }
-    Ok(())
+    skipped_error(&args.inputs, &skipped)
 }

@@ -10,7 +10,7 @@ use llfacts::analysis::report::{self, Format};
 use llfacts::analysis::{Runner, check};
 use llfacts::facts::FactSet;
 
-use super::{Engine, Jobs};
+use super::{Engine, Jobs, Reading, skipped_error};
 
 /// Check modules against LLVM's IR constraints; exit 1 if any is violated.
 ///
@@ -43,6 +43,8 @@ pub struct CheckArgs {
     jobs: Jobs,
     #[command(flatten)]
     engine: Engine,
+    #[command(flatten)]
+    reading: Reading,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,13 +57,13 @@ enum FormatArg {
 pub fn run(args: CheckArgs) -> anyhow::Result<()> {
     let backend = args.engine.backend()?;
     let pool = args.jobs.pool()?;
-    let violations = pool.install(|| -> anyhow::Result<_> {
-        let facts = match &args.facts {
-            Some(dir) => FactSet::dir(dir)?,
-            None => FactSet::Memory(llfacts::extract::to_memory(&args.inputs)?),
+    let (violations, skipped) = pool.install(|| -> anyhow::Result<_> {
+        let (facts, skipped) = match &args.facts {
+            Some(dir) => (FactSet::dir(dir)?, vec![]),
+            None => args.reading.to_memory(&args.inputs, false)?,
         };
         let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
-        check::run(&mut runner, &args.rules)
+        Ok((check::run(&mut runner, &args.rules)?, skipped))
     })?;
     let format = match args.format {
         FormatArg::Text => Format::Text,
@@ -74,7 +76,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<()> {
         None => print!("{text}"),
     }
     if violations.is_empty() {
-        return Ok(());
+        return skipped_error(&args.inputs, &skipped);
+    }
+    if let Err(e) = skipped_error(&args.inputs, &skipped) {
+        eprintln!("llfacts: {e}");
     }
     let checks: BTreeSet<&str> = violations.iter().map(|v| v.check.as_str()).collect();
     eprintln!(

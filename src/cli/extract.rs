@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{Jobs, Quiet};
+use super::{Jobs, Quiet, Reading, skipped_error};
 
 /// Extract facts from LLVM modules (.bc or .ll) into one directory of <relation>.facts files.
 ///
@@ -23,16 +23,29 @@ pub struct ExtractArgs {
     jobs: Jobs,
     #[command(flatten)]
     quiet: Quiet,
+    #[command(flatten)]
+    reading: Reading,
 }
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
+    if !args.reading.no_isolate {
+        // The child runs this command line again, in-process; it prints everything.
+        let argv: Vec<_> = std::env::args_os().skip(1).collect();
+        let keep_going = args.reading.keep_going;
+        let code = llfacts::isolate::extract(&argv, &args.inputs, &args.output, keep_going)?;
+        if code != 0 {
+            std::process::exit(code);
+        }
+        return Ok(());
+    }
     let quiet = args.quiet.quiet;
+    let opts = args.reading.options(quiet);
     let summary = args
         .jobs
         .pool()?
-        .install(|| llfacts::extract::to_dir(&args.inputs, &args.output, quiet))?;
+        .install(|| llfacts::extract::to_dir(&args.inputs, &args.output, &opts))?;
     if !quiet {
         eprintln!("llfacts: {summary}");
     }
-    Ok(())
+    skipped_error(&args.inputs, &summary.skipped)
 }

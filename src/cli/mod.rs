@@ -5,6 +5,7 @@ pub mod alias;
 pub mod analyze;
 pub mod check;
 pub mod extract;
+pub mod read;
 pub mod run;
 pub mod schema;
 
@@ -14,6 +15,8 @@ use std::path::PathBuf;
 
 use llfacts::analysis::pointsto::{self, Solution, Solver};
 use llfacts::analysis::{Backend, EngineChoice, Runner};
+use llfacts::extract::{ReadOptions, skipped_message};
+use llfacts::facts::FactSet;
 
 /// `-j/--jobs`: worker threads.
 #[derive(Args, Clone, Copy, Debug)]
@@ -83,6 +86,57 @@ pub struct Quiet {
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// How modules are read: every command that reads them has these.
+#[derive(Args, Clone, Debug)]
+pub struct Reading {
+    /// Skip inputs that cannot be read (each reported on one line), use the others, and
+    /// exit 1 listing the skipped ones.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Read modules in this process instead of a supervised child process: a crash of LLVM's
+    /// reader on a corrupt file then kills llfacts. For trusted inputs.
+    #[arg(long)]
+    pub no_isolate: bool,
+    /// Inputs (by index) a crashed reader process was given: set by the supervisor.
+    #[arg(long = "skip-input", value_name = "N", hide = true)]
+    pub skip_input: Vec<usize>,
+}
+
+impl Reading {
+    pub fn options(&self, quiet: bool) -> ReadOptions {
+        ReadOptions {
+            quiet,
+            keep_going: self.keep_going,
+            skip: self.skip_input.clone(),
+        }
+    }
+
+    /// Extracts `inputs` into memory, in a supervised child unless `--no-isolate`; call in
+    /// the command's thread pool. Also returns the skipped inputs.
+    pub fn to_memory(
+        &self,
+        inputs: &[PathBuf],
+        quiet: bool,
+    ) -> anyhow::Result<(FactSet, Vec<usize>)> {
+        let opts = self.options(quiet);
+        let (facts, skipped) = if self.no_isolate {
+            llfacts::extract::to_memory(inputs, &opts)?
+        } else {
+            let jobs = rayon::current_num_threads();
+            llfacts::isolate::to_memory(inputs, quiet, self.keep_going, jobs)?
+        };
+        Ok((FactSet::Memory(facts), skipped))
+    }
+}
+
+/// The error that ends a `--keep-going` run that skipped inputs.
+pub fn skipped_error(inputs: &[PathBuf], skipped: &[usize]) -> anyhow::Result<()> {
+    if skipped.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!("{}", skipped_message(inputs, skipped))
 }
 
 /// The points-to options `analyze` and `alias` share.

@@ -14,6 +14,7 @@ use super::{Counts, EmittedTypes, extract_module};
 use crate::facts::buf::FactBuf;
 use crate::facts::registry::{self, RELATIONS};
 use crate::facts::writer::FactDir;
+use crate::isolate::{self, Event};
 
 pub struct Summary {
     pub modules: usize,
@@ -23,6 +24,33 @@ pub struct Summary {
     pub nonempty_relations: usize,
     pub tuples: u64,
     pub elapsed: Duration,
+    /// Inputs skipped with `keep_going`, by index.
+    pub skipped: Vec<usize>,
+}
+
+/// How inputs are read.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// No warnings, no progress display.
+    pub quiet: bool,
+    /// Skip unreadable inputs (each reported on one line) instead of failing.
+    pub keep_going: bool,
+    /// Inputs, by index, not to read: they crashed an earlier reader process.
+    pub skip: Vec<usize>,
+}
+
+/// `skipped N of M inputs: a.bc, b.bc`.
+pub fn skipped_message(inputs: &[PathBuf], skipped: &[usize]) -> String {
+    let names: Vec<String> = skipped
+        .iter()
+        .map(|&i| inputs[i].display().to_string())
+        .collect();
+    format!(
+        "skipped {} of {} inputs: {}",
+        skipped.len(),
+        inputs.len(),
+        names.join(", ")
+    )
 }
 
 impl std::fmt::Display for Summary {
@@ -77,7 +105,7 @@ struct Progress {
 impl Progress {
     fn new(quiet: bool, total_modules: usize) -> Self {
         Progress {
-            enabled: !quiet && std::io::stderr().is_terminal(),
+            enabled: !quiet && (std::io::stderr().is_terminal() || isolate::stderr_is_terminal()),
             total_modules,
             modules: 0,
             functions: 0,
@@ -122,6 +150,15 @@ impl Progress {
         let _ = std::io::stderr().flush();
     }
 
+    /// A whole line, printed over the progress display.
+    fn line(&mut self, text: &str) {
+        if self.enabled {
+            eprint!("\r\x1b[2K");
+        }
+        eprintln!("llfacts: {text}");
+        self.draw(true);
+    }
+
     fn finish(&self) {
         if self.enabled {
             eprint!("\r\x1b[2K");
@@ -132,11 +169,11 @@ impl Progress {
 /// Extracts every input into `out`. Modules are parsed `jobs` at a time in parallel and
 /// emitted in input order, while a writer thread appends finished buffers to the files;
 /// on any error nothing is left at `out`.
-pub fn to_dir(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
+pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summary> {
     let start = Instant::now();
     let ids = module_ids(inputs);
     let dir = FactDir::create(out)?;
-    let mut progress = Progress::new(quiet, inputs.len());
+    let mut progress = Progress::new(opts.quiet, inputs.len());
     // A few buffers in flight keep both sides busy while bounding memory.
     let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
     let (dir, emitted) = std::thread::scope(|scope| {
@@ -151,43 +188,51 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, quiet: bool) -> Result<Summary> {
             tx.send(facts)
                 .map_err(|_| anyhow::anyhow!("output writer stopped"))
         };
-        let emitted = emit_all(inputs, &ids, &mut send, &mut progress);
+        let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress);
         drop(tx);
         // A writer failure (say, a full disk) is the cause of any send failure: report it first.
         let dir = writer.join().expect("writer thread panicked");
         (dir, emitted)
     });
     let dir = dir?;
-    let total = emitted?;
+    let (total, skipped) = emitted?;
     progress.finish();
     let tuples = dir.counts().iter().sum();
     let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
     dir.commit()?;
     Ok(Summary {
-        modules: inputs.len(),
+        modules: inputs.len() - skipped.len(),
         functions: total.functions,
         instructions: total.instructions,
         relations: RELATIONS.len(),
         nonempty_relations,
         tuples,
         elapsed: start.elapsed(),
+        skipped,
     })
 }
 
-/// Extracts every input into one in-memory fact set (for the analyses).
-pub fn to_memory(inputs: &[PathBuf]) -> Result<FactBuf> {
+/// Extracts every input into one in-memory fact set (for the analyses); also returns the
+/// inputs skipped.
+pub fn to_memory(inputs: &[PathBuf], opts: &ReadOptions) -> Result<(FactBuf, Vec<usize>)> {
     let mut all = FactBuf::new();
-    let mut keep = |facts: FactBuf| {
+    let skipped = to_sink(inputs, opts, &mut |facts: FactBuf| {
         all.append(facts);
         Ok(())
-    };
-    emit_all(
-        inputs,
-        &module_ids(inputs),
-        &mut keep,
-        &mut Progress::new(true, inputs.len()),
-    )?;
-    Ok(all)
+    })?;
+    Ok((all, skipped))
+}
+
+/// Extracts every input, handing each finished buffer to `sink` in order; returns the
+/// inputs skipped.
+pub fn to_sink(
+    inputs: &[PathBuf],
+    opts: &ReadOptions,
+    sink: &mut dyn FnMut(FactBuf) -> Result<()>,
+) -> Result<Vec<usize>> {
+    let mut progress = Progress::new(true, inputs.len());
+    let (_, skipped) = emit_all(inputs, &module_ids(inputs), opts, sink, &mut progress)?;
+    Ok(skipped)
 }
 
 /// The opcode table, once per fact set.
@@ -202,31 +247,63 @@ fn opcode_classes() -> FactBuf {
 fn emit_all(
     inputs: &[PathBuf],
     ids: &[Vec<u8>],
+    opts: &ReadOptions,
     sink: &mut dyn FnMut(FactBuf) -> Result<()>,
     progress: &mut Progress,
-) -> Result<Counts> {
+) -> Result<(Counts, Vec<usize>)> {
     let mut total = Counts::default();
+    let mut skipped = Vec::new();
     sink(opcode_classes())?;
     let mut emitted_types = EmittedTypes::default();
     let window = rayon::current_num_threads().max(1);
-    for (paths, ids) in inputs.chunks(window).zip(ids.chunks(window)) {
-        let modules: Vec<input::Module> = paths
+    let indices: Vec<usize> = (0..inputs.len()).collect();
+    for (first, chunk) in indices.chunks(window).enumerate() {
+        let first = first * window;
+        let modules: Vec<Option<Result<input::Module>>> = chunk
             .par_iter()
-            .map(|p| input::load(p))
-            .collect::<Result<_>>()?;
-        for ((module, id), path) in modules.iter().zip(ids).zip(paths) {
+            .map(|&i| {
+                if opts.skip.contains(&i) {
+                    return None;
+                }
+                isolate::note(Event::Reading, i);
+                let module = input::load(&inputs[i]);
+                isolate::note(Event::Read, i);
+                Some(module)
+            })
+            .collect();
+        for (k, module) in modules.into_iter().enumerate() {
+            let i = first + k;
+            let module = match module {
+                None => {
+                    skipped.push(i);
+                    continue;
+                }
+                Some(Err(e)) if opts.keep_going => {
+                    progress.line(&format!("{e:#}"));
+                    skipped.push(i);
+                    continue;
+                }
+                Some(module) => module?,
+            };
+            if !opts.quiet {
+                for w in &module.warnings {
+                    progress.line(&format!("warning: {w}"));
+                }
+            }
+            let (id, path) = (&ids[i], &inputs[i]);
             let counts = extract_module(
-                module,
+                &module,
                 id,
                 path.as_os_str().as_encoded_bytes(),
                 sink,
                 &mut |done, of| progress.functions_done(done, of),
                 &mut emitted_types,
             )?;
+            isolate::note(Event::Done, i);
             total.functions += counts.functions;
             total.instructions += counts.instructions;
             progress.module_done();
         }
     }
-    Ok(total)
+    Ok((total, skipped))
 }

@@ -32,7 +32,7 @@ use crate::facts::buf::{FactBuf, Id};
 use input::Module;
 use llvm::Handle;
 
-pub use driver::{Summary, to_dir, to_memory};
+pub use driver::{ReadOptions, Summary, skipped_message, to_dir, to_memory, to_sink};
 use types::EmittedTypes;
 
 /// Read-only knowledge about one module, shared by every worker.

@@ -164,6 +164,35 @@ impl FactBuf {
         self.counts[rel]
     }
 
+    /// Sends the buffer to another process: per relation, the tuple count, the byte length
+    /// and the bytes (little-endian u64s).
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        for (buf, n) in self.bufs.iter().zip(&self.counts) {
+            w.write_all(&n.to_le_bytes())?;
+            w.write_all(&(buf.len() as u64).to_le_bytes())?;
+            w.write_all(buf)?;
+        }
+        Ok(())
+    }
+
+    /// Reads what [`FactBuf::write_to`] wrote.
+    pub fn read_from(r: &mut dyn std::io::Read) -> std::io::Result<FactBuf> {
+        use std::io::Read;
+        let mut out = FactBuf::new();
+        let mut word = [0u8; 8];
+        for (buf, n) in out.bufs.iter_mut().zip(out.counts.iter_mut()) {
+            r.read_exact(&mut word)?;
+            *n = u64::from_le_bytes(word);
+            r.read_exact(&mut word)?;
+            let len = u64::from_le_bytes(word);
+            buf.reserve_exact(len as usize);
+            if (&mut *r).take(len).read_to_end(buf)? as u64 != len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+        Ok(out)
+    }
+
     /// Appends another buffer's tuples after this one's.
     pub fn append(&mut self, other: FactBuf) {
         for (i, (buf, n)) in other.bufs.into_iter().zip(other.counts).enumerate() {

@@ -1,10 +1,17 @@
 //! Output directories: one `<relation>.facts` file per relation (or `<relation>.csv` for
 //! analysis results), written into a fresh directory beside the destination and renamed into
 //! place only when everything succeeded.
+//!
+//! A temporary is named `.<dest>.llfacts-tmp-<PID>` (`.old` appended to it holds the replaced
+//! output during the final renames). Every failure removes it: errors by `Drop`, signals and
+//! LLVM's fatal errors by [`remove_temporaries`], a crashed reader process by its supervisor
+//! ([`discard_temporary`]), and a run killed outright by the next run into the same
+//! destination, once that PID no longer runs.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use anyhow::{Result, anyhow, bail};
 
@@ -43,17 +50,12 @@ impl FactDir {
                 cause(&e)
             )
         })?;
-        let name = dest
-            .file_name()
-            .ok_or_else(|| anyhow!("{shown}: not a directory name"))?;
-        let tmp = parent.join(format!(
-            ".{}.llfacts-tmp-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
+        let tmp = temp_path(dest, std::process::id())?;
+        remove_stale(dest);
         let _ = fs::remove_dir_all(&tmp);
         fs::create_dir(&tmp)
             .map_err(|e| anyhow!("{shown}: cannot write output directory: {}", cause(&e)))?;
+        live().push((dest.to_path_buf(), tmp.clone()));
         let mut dir = FactDir {
             dest: dest.to_path_buf(),
             tmp,
@@ -96,7 +98,7 @@ impl FactDir {
                 .map_err(|e| anyhow!("{shown}/{name}: {}", cause(e.error())))?;
         }
         if self.dest.exists() {
-            let old = self.tmp.with_extension("old");
+            let old = old_path(&self.tmp);
             fs::rename(&self.dest, &old)
                 .map_err(|e| anyhow!("{shown}: cannot replace: {}", cause(&e)))?;
             if let Err(e) = fs::rename(&self.tmp, &self.dest) {
@@ -119,7 +121,96 @@ impl Drop for FactDir {
             self.files.clear();
             let _ = fs::remove_dir_all(&self.tmp);
         }
+        live().retain(|(_, t)| *t != self.tmp);
     }
+}
+
+/// The temporaries this process has open: (destination, temporary).
+static LIVE: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<(PathBuf, PathBuf)>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The temporary directory process `pid` writes `dest` in.
+pub fn temp_path(dest: &Path, pid: u32) -> Result<PathBuf> {
+    let name = dest
+        .file_name()
+        .ok_or_else(|| anyhow!("{}: not a directory name", dest.display()))?;
+    Ok(dest.with_file_name(format!(".{}.llfacts-tmp-{pid}", name.to_string_lossy())))
+}
+
+/// Where `commit` keeps the replaced output between its two renames.
+fn old_path(tmp: &Path) -> PathBuf {
+    let mut s = tmp.as_os_str().to_owned();
+    s.push(".old");
+    s.into()
+}
+
+/// Removes process `pid`'s temporary for `dest`; if it died between the two renames of
+/// `commit`, puts the previous output back.
+pub fn discard_temporary(dest: &Path, pid: u32) {
+    let Ok(tmp) = temp_path(dest, pid) else {
+        return;
+    };
+    let _ = fs::remove_dir_all(&tmp);
+    let old = old_path(&tmp);
+    if old.exists() {
+        if dest.exists() || fs::rename(&old, dest).is_err() {
+            let _ = fs::remove_dir_all(&old);
+        }
+    }
+}
+
+/// Removes this process's temporaries (on a signal or a fatal error; the process then exits).
+pub fn remove_temporaries() {
+    // A thread that panicked or stopped while holding the lock must not hang the exit.
+    let Ok(live) = LIVE.try_lock() else {
+        return;
+    };
+    for (dest, _) in live.iter() {
+        discard_temporary(dest, std::process::id());
+    }
+}
+
+/// Temporaries for `dest` left by runs that were killed: their PID no longer runs.
+fn remove_stale(dest: &Path) {
+    let (Some(name), Some(parent)) = (dest.file_name(), dest.parent()) else {
+        return;
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let prefix = format!(".{}.llfacts-tmp-", name.to_string_lossy());
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let pid = rest.strip_suffix(".old").unwrap_or(rest);
+        match pid.parse::<u32>() {
+            Ok(pid) if pid != std::process::id() && !process_exists(pid) => {
+                discard_temporary(dest, pid)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a process with this id exists (it may be another program that reused the id:
+/// its temporary is then kept, the safe mistake).
+pub fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Writes result relations as `<name>.csv` files (Soufflé's output format: tab-separated,

@@ -190,3 +190,74 @@ impl Facts {
         v[0].clone()
     }
 }
+
+/// Asserts that `dir` is a complete fact set: one file per declared relation and nothing else,
+/// each row with the declared columns, numbers that fit 32 bits, symbols that unescape.
+pub fn assert_schema_valid(dir: &Path) {
+    use llfacts::facts::registry::{Kind, RELATIONS};
+    use std::collections::BTreeSet;
+    let files: BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let declared: BTreeSet<String> = RELATIONS
+        .iter()
+        .map(|r| format!("{}.facts", r.name))
+        .collect();
+    assert_eq!(
+        files, declared,
+        "one file per declared relation, nothing else"
+    );
+    for rel in RELATIONS {
+        let text = std::fs::read(dir.join(format!("{}.facts", rel.name))).unwrap();
+        let text =
+            String::from_utf8(text).unwrap_or_else(|_| panic!("{}.facts is not UTF-8", rel.name));
+        for (n, line) in text.lines().enumerate() {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(
+                fields.len(),
+                rel.columns.len(),
+                "{}.facts line {}: {line:?}",
+                rel.name,
+                n + 1
+            );
+            for (field, col) in fields.iter().zip(rel.columns) {
+                match col.kind {
+                    Kind::Number => {
+                        field.parse::<i32>().unwrap_or_else(|_| {
+                            panic!(
+                                "{}.facts line {}: {field:?} is not a 32-bit number",
+                                rel.name,
+                                n + 1
+                            )
+                        });
+                    }
+                    Kind::Symbol => {
+                        assert!(!field.contains('\r'), "raw CR in {}.facts", rel.name);
+                        llfacts::facts::unescape(field).unwrap_or_else(|| {
+                            panic!("{}.facts line {}: bad escape in {field:?}", rel.name, n + 1)
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Exit code `code`, no panic; for code 1, exactly one `llfacts: ` line on stderr.
+#[track_caller]
+pub fn assert_one_line_error(o: &Output, code: i32, must_contain: &[&str]) {
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "exit code; stderr: {stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "panic: {stderr}"
+    );
+    if code == 1 {
+        assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr}");
+        assert!(stderr.starts_with("llfacts: "), "{stderr}");
+    }
+    for s in must_contain {
+        assert!(stderr.contains(s), "stderr lacks {s:?}: {stderr}");
+    }
+}
