@@ -14,6 +14,7 @@ use anyhow::{Result, anyhow};
 use roaring::RoaringBitmap;
 
 use super::backend::Outputs;
+use super::solution::Builder;
 use crate::facts::FactSet;
 
 type HashMap<K, V> = crate::fasthash::FastMap<K, V>;
@@ -878,7 +879,7 @@ impl Solver {
 
 /// Solves the points-to fixpoint over `facts` and the prep program's `prep` outputs, and
 /// returns the rows of every output of `rules/andersen.dl`.
-pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
+pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
     let mut sym = Symbols::default();
     let p = load_prep(&mut sym, prep)?;
     let mut s = Solver {
@@ -920,7 +921,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Outputs> {
     s.int_escaped = s.new_node(None);
     load_facts(&mut s, facts)?;
     s.run();
-    Ok(outputs(&s, facts)?)
+    outputs(&s, facts)
 }
 
 fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
@@ -1209,53 +1210,37 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     Ok(())
 }
 
-fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
-    let name = |i: u32| s.sym.names[i as usize].clone();
-    // Millions of rows: sort them as symbol ranks (ids are never numbers) and offsets, in
-    // the engine's order, and only then spell them.
-    let mut by_name: Vec<u32> = (0..s.sym.names.len() as u32).collect();
-    by_name.sort_unstable_by(|&a, &b| s.sym.names[a as usize].cmp(&s.sym.names[b as usize]));
-    let mut rank = vec![0u32; by_name.len()];
-    for (r, &i) in by_name.iter().enumerate() {
-        rank[i as usize] = r as u32;
-    }
-    let sym = |r: u32| name(by_name[r as usize]);
-    let mut var_field: Vec<(u32, u32, i32)> = Vec::new();
+fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
+    let mut out = Builder::default();
+    // Solver symbol → builder symbol, interned on first use.
+    let mut ids = vec![u32::MAX; s.sym.names.len()];
+    let mut sym = |out: &mut Builder, i: u32| {
+        if ids[i as usize] == u32::MAX {
+            ids[i as usize] = out.sym(&s.sym.names[i as usize]);
+        }
+        ids[i as usize]
+    };
     for n in 0..s.pts.len() {
         let Some(v) = s.node_name[n] else { continue };
+        let v = sym(&mut out, v);
         for id in &s.pts[s.rep_of(n as Node) as usize] {
             let (o, f) = s.locs[id as usize];
-            var_field.push((rank[v as usize], rank[o as usize], f));
+            let o = sym(&mut out, o);
+            out.var_field.push((v, o, f));
         }
     }
-    var_field.sort_unstable();
-    var_field.dedup();
-    let mut field: Vec<(u32, i32, u32, i32)> = Vec::new();
     for (&(o, off), &c) in &s.cells {
         if s.copy_objects.contains(&o) {
             continue;
         }
+        let o = sym(&mut out, o);
         for id in &s.pts[s.rep_of(c) as usize] {
             let (t, tf) = s.locs[id as usize];
-            field.push((rank[o as usize], off, rank[t as usize], tf));
+            let t = sym(&mut out, t);
+            out.field.push((o, off, t, tf));
         }
     }
-    field.sort_unstable();
-    let mut var: Vec<(u32, u32)> = var_field.iter().map(|&(v, o, _)| (v, o)).collect();
-    var.dedup();
-    let mut obj: Vec<(u32, u32)> = field.iter().map(|&(o, _, t, _)| (o, t)).collect();
-    obj.sort_unstable();
-    obj.dedup();
-    let var_field = var_field
-        .into_iter()
-        .map(|(v, o, f)| vec![sym(v), sym(o), f.to_string()])
-        .collect();
-    let field = field
-        .into_iter()
-        .map(|(o, f, t, tf)| vec![sym(o), f.to_string(), sym(t), tf.to_string()])
-        .collect();
-    let var = var.into_iter().map(|(v, o)| vec![sym(v), sym(o)]).collect();
-    let obj = obj.into_iter().map(|(o, t)| vec![sym(o), sym(t)]).collect();
+    let name = |i: u32| s.sym.names[i as usize].clone();
     let edges: Vec<Vec<String>> = s
         .call_edges
         .iter()
@@ -1304,43 +1289,18 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Outputs> {
     for &f in s.prep.variadic.keys() {
         objects.push(vec![name(f), "varargs".into()]);
     }
-    let mut out = Outputs::new();
-    for (rel, rows) in [
-        ("var_points_to_field", var_field),
-        ("var_points_to", var),
-        ("field_points_to", field),
-        ("obj_points_to", obj),
-    ] {
-        out.insert(rel.to_string(), rows);
+    for e in &edges {
+        let e = (out.sym(&e[0]), out.sym(&e[1]));
+        out.call_edges.push(e);
     }
-    for (rel, rows) in [
-        ("call_graph_edge", edges),
-        (
-            "reachable_function",
-            reachable.into_iter().map(|f| vec![f]).collect(),
-        ),
-        ("object", objects),
-    ] {
-        out.insert(rel.to_string(), sorted(rows));
+    for f in reachable {
+        let f = out.sym(&f);
+        out.reachable.push(f);
+    }
+    for o in objects {
+        let o = (out.sym(&o[0]), out.sym(&o[1]));
+        out.objects.push(o);
     }
     Ok(out)
 }
 
-/// Rows in the order the engine writes them: column by column, numbers numerically.
-fn sorted(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
-    fn key(s: &str) -> Result<i64, &str> {
-        s.parse::<i64>().map_err(|_| s)
-    }
-    rows.sort_by(|a, b| {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| match (key(x), key(y)) {
-                (Ok(p), Ok(q)) => p.cmp(&q),
-                _ => x.cmp(y),
-            })
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    rows.dedup();
-    rows
-}

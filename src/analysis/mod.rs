@@ -11,3 +11,4 @@ pub mod report;
 pub use backend::{Backend, EngineChoice, Runner};
 pub mod andersen;
 pub mod pointsto;
+pub mod solution;

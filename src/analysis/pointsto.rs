@@ -10,7 +10,9 @@ use anyhow::{Result, anyhow, bail};
 use std::path::PathBuf;
 
 use super::andersen;
-use super::backend::{Outputs, Runner};
+use super::backend::Runner;
+use super::solution::Builder;
+pub use super::solution::Solution;
 use super::programs::{self, RuleSource};
 use crate::facts::{FactSet, unescape};
 
@@ -29,14 +31,6 @@ pub const OUTPUTS: &[&str] = &[
 ];
 
 
-pub struct Solution {
-    pub outputs: Outputs,
-    /// Each node's rows in `var_points_to_field` (grouped by node).
-    points_to: HashMap<String, std::ops::Range<usize>>,
-    /// `var_points_to_field` offsets, parsed, in row order.
-    offsets: Vec<i64>,
-}
-
 /// How the fixpoint is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Solver {
@@ -49,47 +43,21 @@ pub enum Solver {
 /// Runs the points-to analysis on the runner's facts; `extra` rule files (models) are
 /// included after the built-in program.
 pub fn solve(runner: &mut Runner, extra: &[PathBuf], solver: Solver) -> Result<Solution> {
-    let outputs = match solver {
+    let builder = match solver {
         Solver::Rules => {
             let source = RuleSource::builtin_with(PROGRAM, extra);
             let program = runner.parse(&source)?;
-            runner.outputs(&source, &program, OUTPUTS)?
+            let outputs = runner.outputs(&source, &program, OUTPUTS)?;
+            Builder::from_outputs(&outputs, PROGRAM)?
         }
         Solver::Native => {
             let source = RuleSource::builtin_with(programs::ANDERSEN_PREP, extra);
             let program = runner.parse(&source)?;
-            let t0 = std::time::Instant::now();
             let prep = runner.outputs(&source, &program, andersen::PREP_OUTPUTS)?;
-            if std::env::var_os("LLFACTS_TRACE").is_some() { eprintln!("TRACE prep {:.1}s", t0.elapsed().as_secs_f64()); }
             andersen::solve(runner.facts(), &prep)?
         }
     };
-    let source = PROGRAM;
-    let mut outputs = outputs;
-    let rows = outputs.entry("var_points_to_field".into()).or_default();
-    // Engines write rows sorted; a stable sort by node keeps that order and groups them.
-    rows.sort_by(|a, b| a[0].cmp(&b[0]));
-    let mut points_to: HashMap<String, std::ops::Range<usize>> = HashMap::new();
-    let mut offsets = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        let [var, _, off] = &row[..] else {
-            bail!("{source}: var_points_to_field rows have 3 columns, got {row:?}");
-        };
-        offsets.push(
-            off.parse()
-                .map_err(|_| anyhow!("{source}: var_points_to_field: bad offset `{off}`"))?,
-        );
-        if i > 0 && rows[i - 1][0] == *var {
-            points_to.get_mut(var).expect("grouped").end = i + 1;
-        } else {
-            points_to.insert(var.clone(), i..i + 1);
-        }
-    }
-    Ok(Solution {
-        outputs,
-        points_to,
-        offsets,
-    })
+    Ok(builder.finish())
 }
 
 /// Figures that tell precision and reach at a glance.
@@ -140,35 +108,9 @@ impl std::fmt::Display for Summary {
     }
 }
 
-impl Solution {
-    pub fn rows(&self, relation: &str) -> &[Vec<String>] {
-        self.outputs.get(relation).map_or(&[], Vec::as_slice)
-    }
-
-    /// The locations a node may point to.
-    fn locations(&self, node: &str) -> impl Iterator<Item = (&str, i64)> {
-        let rows = self.rows("var_points_to_field");
-        self.points_to
-            .get(node)
-            .cloned()
-            .unwrap_or_default()
-            .map(move |i| (rows[i][1].as_str(), self.offsets[i]))
-    }
-
-    pub fn summary(&self, facts: &FactSet) -> Result<Summary> {
-        // Set sizes in objects: `var_points_to` is sorted, so each node's rows are adjacent.
-        let mut sets: Vec<usize> = Vec::new();
-        let mut objects: std::collections::HashSet<&str> = Default::default();
-        let mut previous: Option<&str> = None;
-        for r in self.rows("var_points_to") {
-            if previous == Some(r[0].as_str()) {
-                *sets.last_mut().expect("a set") += 1;
-            } else {
-                sets.push(1);
-                previous = Some(&r[0]);
-            }
-            objects.insert(&r[1]);
-        }
+impl Summary {
+    pub fn of(solution: &Solution, facts: &FactSet) -> Result<Summary> {
+        let sets = solution.set_sizes();
         let direct = first_column(facts, "call_direct")?;
         let indirect: BTreeSet<String> = facts
             .rows("pt_call")?
@@ -176,27 +118,30 @@ impl Solution {
             .map(|r| r[0].clone())
             .filter(|c| !direct.contains(c))
             .collect();
-        let resolved: BTreeSet<&str> = self
-            .rows("call_graph_edge")
-            .iter()
-            .map(|r| r[0].as_str())
+        let resolved: BTreeSet<&str> = solution
+            .call_edges()
+            .map(|(c, _)| c)
             .filter(|c| indirect.contains(*c))
             .collect();
         Ok(Summary {
             pointers: sets.len(),
-            objects: objects.len(),
+            objects: solution.pointed_objects().len(),
             avg_points_to: if sets.is_empty() {
                 0.0
             } else {
                 sets.iter().sum::<usize>() as f64 / sets.len() as f64
             },
             max_points_to: sets.iter().copied().max().unwrap_or(0),
-            call_graph_edges: self.rows("call_graph_edge").len(),
+            call_graph_edges: solution.call_edges().count(),
             indirect_calls: indirect.len(),
             indirect_calls_resolved: resolved.len(),
-            reachable_functions: self.rows("reachable_function").len(),
+            reachable_functions: solution.reachable_functions(),
         })
     }
+}
+
+/// What is read off a solution: the call graph and may-alias answers.
+impl Solution {
 
     /// The resolved call graph between functions, as Graphviz DOT; indirect edges dashed.
     pub fn call_graph_dot(&self, facts: &FactSet) -> Result<String> {
@@ -209,12 +154,12 @@ impl Solution {
         let direct = first_column(facts, "call_direct")?;
         // (caller, callee) → drawn dashed when no call between them is direct.
         let mut edges: BTreeMap<(String, String), bool> = BTreeMap::new();
-        for r in self.rows("call_graph_edge") {
-            let Some(caller) = caller_of.get(&r[0]) else {
+        for (call, callee) in self.call_edges() {
+            let Some(caller) = caller_of.get(call) else {
                 continue;
             };
-            let indirect = edges.entry((caller.clone(), r[1].clone())).or_insert(true);
-            *indirect &= !direct.contains(&r[0]);
+            let indirect = edges.entry((caller.clone(), callee.to_string())).or_insert(true);
+            *indirect &= !direct.contains(call);
         }
         let label = |f: &str| names.get(f).cloned().unwrap_or_else(|| display(f));
         let mut out = String::from("digraph callgraph {\n  node [shape=box];\n");
@@ -234,7 +179,7 @@ impl Solution {
     /// May the two nodes point to overlapping memory? Locations in the same object overlap
     /// when their offsets are equal or either is unknown.
     pub fn may_alias(&self, a: &str, b: &str) -> bool {
-        let lb: Vec<(&str, i64)> = self.locations(b).collect();
+        let lb: Vec<(&str, i32)> = self.locations(b).collect();
         self.locations(a).any(|(oa, fa)| {
             lb.iter()
                 .any(|&(ob, fb)| oa == ob && (fa == fb || fa == -1 || fb == -1))
@@ -313,11 +258,7 @@ impl Names {
         let mut globals: HashMap<String, Vec<String>> = HashMap::new();
         // A name may stand for a declaration in one module and the definition in another:
         // the solution's object (the definition) comes first.
-        let objects: BTreeSet<&str> = solution
-            .rows("var_points_to")
-            .iter()
-            .map(|r| r[1].as_str())
-            .collect();
+        let objects = solution.pointed_objects();
         for rel in ["global_var_name", "function_name"] {
             for r in facts.rows(rel)? {
                 globals

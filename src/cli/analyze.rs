@@ -8,8 +8,7 @@ use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 
 use llfacts::analysis::Runner;
-use llfacts::analysis::pointsto::OUTPUTS;
-use llfacts::facts::writer::write_results;
+use llfacts::analysis::pointsto::{OUTPUTS, Summary};
 
 use super::{Engine, Jobs, PointsTo, Quiet, Reading, skipped_error};
 
@@ -85,15 +84,13 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
         eprint!("\r\x1b[2K");
     }
     if let Some(dir) = &args.output {
-        let relations: Vec<(&str, &[Vec<String>])> =
-            OUTPUTS.iter().map(|r| (*r, solution.rows(r))).collect();
-        write_results(dir, &relations)?;
+        solution.write(dir, OUTPUTS)?;
     }
     if let Some(path) = &args.callgraph_dot {
         std::fs::write(path, solution.call_graph_dot(&facts)?)
             .map_err(|e| anyhow!("{}: {e}", path.display()))?;
     }
-    let summary = solution.summary(&facts)?;
+    let summary = Summary::of(&solution, &facts)?;
     let secs = start.elapsed().as_secs_f64();
     match args.format {
         SummaryFormat::Text => {

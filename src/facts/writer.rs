@@ -215,13 +215,16 @@ pub fn process_exists(pid: u32) -> bool {
 
 /// Writes result relations as `<name>.csv` files (Soufflé's output format: tab-separated,
 /// fields as given) into `dest`, replacing it whole.
-pub fn write_results(dest: &Path, relations: &[(&str, &[Vec<String>])]) -> Result<()> {
-    let mut dir = FactDir::with_files(dest, relations.iter().map(|(n, _)| format!("{n}.csv")))?;
-    for ((_, rows), (name, f)) in relations.iter().zip(dir.files.iter_mut()) {
-        for row in rows.iter() {
-            writeln!(f, "{}", row.join("\t"))
-                .map_err(|e| anyhow!("{}/{name}: {}", dest.display(), cause(&e)))?;
-        }
+/// Writes one `<relation>.csv` file per relation into `dest` (replaced whole, as fact
+/// directories are); `emit` writes a relation's lines.
+pub fn write_relations(
+    dest: &Path,
+    relations: &[&str],
+    mut emit: impl FnMut(&str, &mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let mut dir = FactDir::with_files(dest, relations.iter().map(|n| format!("{n}.csv")))?;
+    for (rel, (name, f)) in relations.iter().zip(dir.files.iter_mut()) {
+        emit(rel, f).map_err(|e| anyhow!("{}/{name}: {}", dest.display(), cause(&e)))?;
     }
     dir.commit()
 }
