@@ -1156,3 +1156,12 @@ fn body_literal_may_begin_with_a_unary_operator_word() {
     assert_eq!(eval(src, "a"), lines(&["0", "7"]));
     assert_eq!(eval(src, "z"), lines(&["0"]));
 }
+
+#[test]
+fn unary_minus_on_unsigned_is_a_type_error_naming_the_operator() {
+    let e = err(".decl r(x: unsigned)\nr(x) :- x = -(1u).\n");
+    assert!(e.contains("bad.dl:2:") && e.contains("unary operator `-`"), "{e}");
+    assert!(!e.contains("Ungrounded"), "{e}");
+    let e = err(".decl r(x: unsigned)\n.decl s(x: unsigned)\nr(y) :- s(x), y = -x.\n");
+    assert!(e.contains("unary operator `-` is not defined on unsigned"), "{e}");
+}

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use anyhow::Result;
 
 use super::decls::Decls;
-use super::scope::lit_terms;
+use super::scope::{all_vars, lit_terms};
 use super::types::{ETy, Types};
 use crate::engine::ast::{AggOp, Atom, BinOp, CmpOp, Literal, Loc, Term, UnOp, err_at};
 use crate::engine::ir::{Base, RelInfo};
@@ -130,6 +130,26 @@ impl<'a> Infer<'a> {
             }
             if !changed {
                 break;
+            }
+        }
+        // An equality whose expression has typed variables but no type is a
+        // type error in that expression, not an ungrounded variable.
+        let mut eqs = Vec::new();
+        gather_eqs(body, &mut eqs);
+        for (a, b) in eqs {
+            for (v, e) in [(a, b), (b, a)] {
+                if let Term::Var(name, _) = v
+                    && self.var_slots.get(name).is_none_or(|s| self.var_ty[*s].is_none())
+                {
+                    let mut vs = Vec::new();
+                    all_vars(e, &mut vs);
+                    let typed = |n: &String| {
+                        self.var_slots.get(n).is_some_and(|s| self.var_ty[*s].is_some())
+                    };
+                    if vs.iter().all(typed) {
+                        self.ty_quiet(e)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -386,7 +406,12 @@ impl<'a> Infer<'a> {
             return Err(err_at(
                 l,
                 format!(
-                    "Type mismatch: unary operator is not defined on {}",
+                    "Type mismatch: unary operator `{}` is not defined on {}",
+                    match op {
+                        UnOp::Neg => "-",
+                        UnOp::Bnot => "bnot",
+                        UnOp::Lnot => "lnot",
+                    },
                     ta.base.name()
                 ),
             ));
