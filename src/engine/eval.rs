@@ -166,6 +166,30 @@ impl Runtime<'_> {
                 }
                 Ok(())
             }
+            Step::Exists {
+                rel,
+                version,
+                index,
+                key,
+            } => {
+                let (lo, hi) = self.view(*rel, *version);
+                let found = match index {
+                    None => lo < hi,
+                    Some(ix) => {
+                        let mut stack = [0u32; 8];
+                        let mut heap = Vec::new();
+                        let kv = key_buf(&mut stack, &mut heap, key.len());
+                        if !self.eval_key(key, env, kv)? {
+                            return Ok(());
+                        }
+                        self.rels[*rel].any_in(self.indexes[*ix], kv, lo, hi)
+                    }
+                };
+                if found {
+                    self.exec(steps, i + 1, env, None, sink)?;
+                }
+                Ok(())
+            }
             Step::Neg { rel, index, key } => {
                 let mut stack = [0u32; 8];
                 let mut heap = Vec::new();

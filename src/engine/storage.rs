@@ -342,9 +342,15 @@ impl Relation {
     /// Whether any row has index-`ix` key `key` (negation with `_` columns).
     #[inline]
     pub fn has_key(&self, ix: usize, key: &[u32]) -> bool {
+        self.any_in(ix, key, 0, NONE)
+    }
+
+    /// Whether a row in `[lo, hi)` has index-`ix` key `key`.
+    #[inline]
+    pub fn any_in(&self, ix: usize, key: &[u32], lo: u32, hi: u32) -> bool {
         let index = &self.indexes[ix];
-        let mut cur = self.chain_start(index, key, NONE);
-        while cur != NONE {
+        let mut cur = self.chain_start(index, key, hi);
+        while cur != NONE && cur >= lo {
             if self.key_matches(index, cur, key) {
                 return true;
             }
