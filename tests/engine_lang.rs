@@ -923,9 +923,9 @@ fn error_unsupported_constructs() {
             "unsupported directive `.comp`",
         ),
         (
-            ".decl a(x: number) eqrel\n",
+            ".decl a(x: number) fancy\n",
             "bad.dl:1:20:",
-            "unsupported relation qualifier",
+            "unsupported relation qualifier `fancy`",
         ),
         (".decl a(x: number)\na($).\n", "bad.dl:2:3:", "`$`"),
         (".type R = [a: number]\n", "bad.dl:1:11:", "record"),
@@ -1160,10 +1160,16 @@ fn body_literal_may_begin_with_a_unary_operator_word() {
 #[test]
 fn unary_minus_on_unsigned_is_a_type_error_naming_the_operator() {
     let e = err(".decl r(x: unsigned)\nr(x) :- x = -(1u).\n");
-    assert!(e.contains("bad.dl:2:") && e.contains("unary operator `-`"), "{e}");
+    assert!(
+        e.contains("bad.dl:2:") && e.contains("unary operator `-`"),
+        "{e}"
+    );
     assert!(!e.contains("Ungrounded"), "{e}");
     let e = err(".decl r(x: unsigned)\n.decl s(x: unsigned)\nr(y) :- s(x), y = -x.\n");
-    assert!(e.contains("unary operator `-` is not defined on unsigned"), "{e}");
+    assert!(
+        e.contains("unary operator `-` is not defined on unsigned"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -1183,7 +1189,10 @@ fn atoms_that_bind_nothing_are_tested_once_not_joined() {
         s(x) :- n(x), a(x, _), a(_, x), x < 20.
     "#;
     assert_eq!(eval(src, "r"), lines(&["-1", "297", "298", "299"]));
-    assert_eq!(eval(src, "s"), lines(&["0", "2", "4", "6", "8", "10", "12", "14", "16", "18"]));
+    assert_eq!(
+        eval(src, "s"),
+        lines(&["0", "2", "4", "6", "8", "10", "12", "14", "16", "18"])
+    );
     // in recursion, the test reads the delta of its version
     let src = r#"
         .decl e(x: number, y: number)
@@ -1196,4 +1205,82 @@ fn atoms_that_bind_nothing_are_tested_once_not_joined() {
     "#;
     assert_eq!(eval(src, "p").len(), 6);
     assert_eq!(eval(src, "flag").len(), 1);
+}
+
+#[test]
+fn eqrel_holds_the_reflexive_symmetric_transitive_closure() {
+    let src = r#"
+        .decl e(a: number, b: number) eqrel
+        e(1, 2). e(2, 3). e(5, 5). e(8, 7).
+    "#;
+    assert_eq!(
+        eval(src, "e"),
+        lines(&[
+            "1\t1", "1\t2", "1\t3", "2\t1", "2\t2", "2\t3", "3\t1", "3\t2", "3\t3", "5\t5", "7\t7",
+            "7\t8", "8\t7", "8\t8"
+        ])
+    );
+    let e = err(".decl e(a: number, b: number, c: number) eqrel\n");
+    assert!(e.contains("Equivalence relation e is not binary"), "{e}");
+    let e = err(".decl e(a: number, b: symbol) eqrel\n");
+    assert!(
+        e.contains("Domains of equivalence relation e are different"),
+        "{e}"
+    );
+}
+
+#[test]
+fn eqrel_equals_the_explicit_closure_in_recursion_and_negation() {
+    // `same` (eqrel) and `closure` (its definition, spelled out) must agree,
+    // also when `same` is derived recursively together with `reach`.
+    let src = r#"
+        .decl edge(a: number, b: number)
+        .decl node(a: number)
+        .decl same(a: number, b: number) eqrel
+        .decl closure(a: number, b: number)
+        .decl reach(a: number)
+        .decl alone(a: number)
+        .decl unrelated(a: number, b: number)
+        node(x) :- edge(x, _). node(y) :- edge(_, y).
+        same(x, y) :- reach(x), edge(x, y).
+        reach(1).
+        reach(y) :- reach(x), same(x, y).
+        closure(x, y) :- reach(x), edge(x, y).
+        closure(x, x) :- closure(x, _).
+        closure(y, x) :- closure(x, y).
+        closure(x, z) :- closure(x, y), closure(y, z).
+        alone(x) :- node(x), !same(x, _).
+        unrelated(x, y) :- node(x), node(y), x < y, !same(x, y), same(x, _).
+    "#;
+    let mut edges: Vec<Vec<String>> = Vec::new();
+    let mut s: u32 = 7;
+    for _ in 0..300 {
+        s = s.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        let a = (s >> 8) % 120;
+        s = s.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        let b = (s >> 8) % 120;
+        edges.push(vec![a.to_string(), b.to_string()]);
+    }
+    edges.push(vec!["1".into(), "2".into()]);
+    let rows: Vec<Vec<&str>> = edges
+        .iter()
+        .map(|r| r.iter().map(|x| x.as_str()).collect())
+        .collect();
+    let rows: Vec<&[&str]> = rows.iter().map(|r| r.as_slice()).collect();
+    let inputs = [("edge", rows.as_slice())];
+    let same = eval_with(src, &inputs, "same", 2);
+    assert!(same.len() > 100);
+    assert_eq!(same, eval_with(src, &inputs, "closure", 2));
+    assert_eq!(same, eval_with(src, &inputs, "same", 1));
+    // negation: nodes outside every class, and pairs of distinct classes
+    let alone = eval_with(src, &inputs, "alone", 2);
+    let in_same: std::collections::BTreeSet<String> = same
+        .iter()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+    assert!(alone.iter().all(|x| !in_same.contains(x)));
+    assert!(!alone.is_empty());
+    for pair in eval_with(src, &inputs, "unrelated", 2) {
+        assert!(!same.contains(&pair), "{pair}");
+    }
 }

@@ -164,6 +164,10 @@ pub struct Attr {
 pub struct RelDecl {
     pub name: String,
     pub attrs: Vec<Attr>,
+    /// Qualifiers after the attributes (`eqrel`, `inline`, `btree`, ...).
+    pub qualifiers: Vec<(String, Loc)>,
+    /// `choice-domain` keys: each a list of attribute names.
+    pub choice: Vec<(Vec<String>, Loc)>,
     pub loc: Loc,
 }
 

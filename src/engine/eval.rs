@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::ast::{AggOp, BinOp, CmpOp};
+use super::eqrel::Part;
 use super::functors;
 use super::ir::{Base, Checked};
 use super::planner::{AggPlan, Plan, PlanExpr as Expr, Step, Version, plan_stratum};
@@ -45,6 +46,36 @@ fn key_buf<'b>(stack: &'b mut [u32; 8], heap: &'b mut Vec<u32>, n: usize) -> &'b
         heap.resize(n, 0);
         heap
     }
+}
+
+/// What an atom step does with each row (see `Step::Atom`).
+struct RowStep<'p> {
+    binds: &'p [(usize, usize)],
+    same: &'p [(usize, usize)],
+    checks: &'p [(usize, Expr)],
+}
+
+/// The pairs of an `eqrel` relation a version reads.
+fn part(v: Version) -> Part {
+    match v {
+        Version::Full => Part::All,
+        Version::Delta => Part::New,
+        Version::Old => Part::Old,
+    }
+}
+
+/// Evaluate the key expressions `$key` into `$kv` (on the stack when short);
+/// a key with no value (an empty aggregate) means no match: return.
+macro_rules! key_values {
+    ($self:ident, $key:expr, $env:expr, $kv:ident) => {
+        let mut stack = [0u32; 8];
+        let mut heap = Vec::new();
+        let buf = key_buf(&mut stack, &mut heap, $key.len());
+        if !$self.eval_key($key, $env, buf)? {
+            return Ok(());
+        }
+        let $kv: &[u32] = buf;
+    };
 }
 
 type Sink<'s> = dyn FnMut(&mut [u32]) -> Result<()> + 's;
@@ -102,6 +133,18 @@ impl Runtime<'_> {
                 checks,
             } => {
                 let r = &self.rels[*rel];
+                let row_step = RowStep {
+                    binds,
+                    same,
+                    checks,
+                };
+                key_values!(self, key, env, kv);
+                if let Some(eq) = r.eqrel() {
+                    let key = index.map(|ix| (r.indexes[self.indexes[ix]].cols[0], kv[0]));
+                    return eq.scan(part(*version), key, |row| {
+                        self.row_step(&row_step, &row, steps, i, env, sink)
+                    });
+                }
                 let (mut lo, mut hi) = self.view(*rel, *version);
                 if let Some((a, b)) = range {
                     lo = a;
@@ -110,58 +153,24 @@ impl Runtime<'_> {
                 match index {
                     None => {
                         for id in lo..hi {
-                            let row = r.row(id);
-                            if same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
-                                continue;
-                            }
-                            for (c, v) in binds {
-                                env[*v] = row[*c];
-                            }
-                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
-                                continue;
-                            }
-                            self.exec(steps, i + 1, env, None, sink)?;
+                            self.row_step(&row_step, r.row(id), steps, i, env, sink)?;
                         }
+                        Ok(())
                     }
-                    Some(ix) => {
-                        let mut stack = [0u32; 8];
-                        let mut heap = Vec::new();
-                        let kv = key_buf(&mut stack, &mut heap, key.len());
-                        if !self.eval_key(key, env, kv)? {
-                            return Ok(());
-                        }
-                        let kv: &[u32] = kv;
-                        r.lookup(self.indexes[*ix], kv, lo, hi, |id| {
-                            let row = r.row(id);
-                            if same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
-                                return Ok(());
-                            }
-                            for (c, v) in binds {
-                                env[*v] = row[*c];
-                            }
-                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
-                                return Ok(());
-                            }
-                            self.exec(steps, i + 1, env, None, sink)
-                        })?;
-                    }
+                    Some(ix) => r.lookup(self.indexes[*ix], kv, lo, hi, |id| {
+                        self.row_step(&row_step, r.row(id), steps, i, env, sink)
+                    }),
                 }
-                Ok(())
             }
             Step::Member { rel, version, row } => {
-                let mut stack = [0u32; 8];
-                let mut heap = Vec::new();
-                let kv = key_buf(&mut stack, &mut heap, row.len());
-                if !self.eval_key(row, env, kv)? {
-                    return Ok(());
-                }
-                let kv: &[u32] = kv;
+                key_values!(self, row, env, kv);
                 let r = &self.rels[*rel];
                 let (lo, hi) = self.view(*rel, *version);
-                if let Some(id) = r.find(kv)
-                    && id >= lo
-                    && id < hi
-                {
+                let found = match r.eqrel() {
+                    Some(eq) => eq.contains(kv[0], kv[1], part(*version)),
+                    None => r.find(kv).is_some_and(|id| id >= lo && id < hi),
+                };
+                if found {
                     self.exec(steps, i + 1, env, None, sink)?;
                 }
                 Ok(())
@@ -172,17 +181,15 @@ impl Runtime<'_> {
                 index,
                 key,
             } => {
+                key_values!(self, key, env, kv);
+                let r = &self.rels[*rel];
                 let (lo, hi) = self.view(*rel, *version);
-                let found = match index {
-                    None => lo < hi,
-                    Some(ix) => {
-                        let mut stack = [0u32; 8];
-                        let mut heap = Vec::new();
-                        let kv = key_buf(&mut stack, &mut heap, key.len());
-                        if !self.eval_key(key, env, kv)? {
-                            return Ok(());
-                        }
-                        self.rels[*rel].any_in(self.indexes[*ix], kv, lo, hi)
+                let found = match (index, r.eqrel()) {
+                    (None, None) => lo < hi,
+                    (Some(ix), None) => r.any_in(self.indexes[*ix], kv, lo, hi),
+                    (ix, Some(eq)) => {
+                        let key = ix.map(|ix| (r.indexes[self.indexes[ix]].cols[0], kv[0]));
+                        eq.any(part(*version), key)
                     }
                 };
                 if found {
@@ -191,17 +198,12 @@ impl Runtime<'_> {
                 Ok(())
             }
             Step::Neg { rel, index, key } => {
-                let mut stack = [0u32; 8];
-                let mut heap = Vec::new();
-                let kv = key_buf(&mut stack, &mut heap, key.len());
-                if !self.eval_key(key, env, kv)? {
-                    return Ok(());
-                }
-                let kv: &[u32] = kv;
+                key_values!(self, key, env, kv);
                 let r = &self.rels[*rel];
-                let present = match index {
-                    None => r.contains(kv),
-                    Some(ix) => r.has_key(self.indexes[*ix], kv),
+                let present = match (index, r.eqrel()) {
+                    (None, _) => r.contains(kv),
+                    (Some(ix), None) => r.has_key(self.indexes[*ix], kv),
+                    (Some(_), Some(eq)) => eq.any(Part::All, Some((0, kv[0]))),
                 };
                 if !present {
                     self.exec(steps, i + 1, env, None, sink)?;
@@ -257,6 +259,28 @@ impl Runtime<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// One row of an atom: the checks within the row, then its bindings, then the next step.
+    fn row_step(
+        &self,
+        rs: &RowStep,
+        row: &[u32],
+        steps: &[Step],
+        i: usize,
+        env: &mut [u32],
+        sink: &mut Sink,
+    ) -> Result<()> {
+        if rs.same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
+            return Ok(());
+        }
+        for (c, v) in rs.binds {
+            env[*v] = row[*c];
+        }
+        if !rs.checks.is_empty() && !self.checks_hold(rs.checks, row, env)? {
+            return Ok(());
+        }
+        self.exec(steps, i + 1, env, None, sink)
     }
 
     /// Whether each column of `checks` equals its expression (`R(x, x + 1)`).
@@ -442,6 +466,7 @@ fn run_round(
             index: None,
             ..
         }) = plan.steps.first()
+            && rt.rels[*rel].eqrel().is_none()
         {
             let (lo, hi) = rt.view(*rel, *version);
             if hi <= lo {
@@ -502,18 +527,18 @@ fn run_round(
 fn insert_all(rels: &mut [Relation], outs: Vec<(usize, Vec<u32>, usize)>, stats: &mut EvalStats) {
     for (rel, rows, count) in outs {
         let r = &mut rels[rel];
-        let a = r.arity;
+        let (a, before) = (r.arity, r.len());
         if a == 0 {
-            if count > 0 && r.insert(&[]) {
-                stats.derived += 1;
+            if count > 0 {
+                r.insert(&[]);
             }
-            continue;
-        }
-        for row in rows.chunks_exact(a) {
-            if r.insert(row) {
-                stats.derived += 1;
+        } else {
+            for row in rows.chunks_exact(a) {
+                r.insert(row);
             }
         }
+        // an `eqrel` insertion may add many pairs
+        stats.derived += (r.len() - before) as u64;
     }
 }
 
@@ -587,6 +612,7 @@ pub fn evaluate(
         }
         for r in &stratum.rels {
             delta_start[*r] = 0;
+            rels[*r].mark_delta(true);
         }
         loop {
             stats.iterations += 1;
@@ -601,6 +627,9 @@ pub fn evaluate(
                 };
                 run_round(rec, &rt, &pool)?
             };
+            for r in &stratum.rels {
+                rels[*r].mark_delta(false);
+            }
             insert_all(rels, outs, &mut stats);
             let mut grew = false;
             for (k, r) in stratum.rels.iter().enumerate() {
@@ -616,6 +645,7 @@ pub fn evaluate(
         // After the stratum, its relations are complete: everything is "old".
         for r in &stratum.rels {
             delta_start[*r] = rels[*r].len() as u32;
+            rels[*r].mark_delta(false);
         }
     }
     Ok(stats)

@@ -177,8 +177,9 @@ pub fn cmp_rows(types: &[Base], a: &[u32], b: &[u32], syms: &Symbols) -> Orderin
     Ordering::Equal
 }
 
-pub fn sorted_rows<'r>(rel: &RelInfo, store: &'r Relation, syms: &Symbols) -> Vec<&'r [u32]> {
-    let mut rows: Vec<&[u32]> = store.rows().collect();
+/// The rows of `flat` (a relation's rows flattened, `Relation::flat`), sorted.
+pub fn sorted_rows<'r>(rel: &RelInfo, flat: &'r [u32], syms: &Symbols) -> Vec<&'r [u32]> {
+    let mut rows: Vec<&[u32]> = flat.chunks_exact(rel.types.len().max(1)).collect();
     rows.sort_unstable_by(|a, b| cmp_rows(&rel.types, a, b, syms));
     rows
 }
@@ -191,7 +192,8 @@ fn render(rel: &RelInfo, store: &Relation, syms: &Symbols, delim: &str) -> Strin
         }
         return out;
     }
-    for row in sorted_rows(rel, store, syms) {
+    let flat = store.flat();
+    for row in sorted_rows(rel, &flat, syms) {
         for (c, v) in row.iter().enumerate() {
             if c > 0 {
                 out.push_str(delim);

@@ -36,6 +36,14 @@ pub struct RelInfo {
     pub inputs: Vec<IoDirective>,
     pub outputs: Vec<IoDirective>,
     pub printsize: bool,
+    /// `eqrel`: a binary equivalence relation (stored as a union-find).
+    pub eqrel: bool,
+    /// `inline`: Soufflé substitutes its rules; only restricts how it is used.
+    pub inline: bool,
+    /// `choice-domain` keys (column lists): at most one tuple per key value.
+    pub choice: Vec<Vec<usize>>,
+    /// `.limitsize R(n=N)`: stop deriving once `N` tuples exist.
+    pub limit: Option<usize>,
 }
 
 /// An expression over variable slots. `A` is what an aggregate carries: its

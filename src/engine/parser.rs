@@ -30,6 +30,20 @@ const FUNCTORS: [&str; 13] = [
     "match",
 ];
 
+/// Relation qualifiers: representations and hints that change no meaning
+/// (`inline` and `eqrel` do, and are checked in `sema`).
+const QUALIFIERS: [&str; 9] = [
+    "eqrel",
+    "inline",
+    "no_inline",
+    "magic",
+    "no_magic",
+    "brie",
+    "btree",
+    "btree_delete",
+    "overridable",
+];
+
 /// Unary operators written as words; `bnot(x)` is an expression.
 const UNARY_WORDS: [&str; 2] = ["bnot", "lnot"];
 
@@ -300,8 +314,12 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// `.decl A, B(attrs) qualifiers`: one declaration per name.
     fn rel_decl(&mut self, loc: Loc) -> Result<()> {
-        let name = self.ident()?;
+        let mut names = vec![(self.ident()?, loc)];
+        while self.eat(",") {
+            names.push((self.ident()?, self.loc()));
+        }
         self.expect("(")?;
         let mut attrs = Vec::new();
         if !self.is(")") {
@@ -321,15 +339,69 @@ impl Parser<'_> {
             }
         }
         self.expect(")")?;
-        // Representation qualifiers (btree, brie, eqrel, ...) and choice-domain are not supported.
-        if let Tok::Ident(q) = self.peek().clone() {
+        let mut qualifiers = Vec::new();
+        let mut choice = Vec::new();
+        // a qualifier is a word not followed by `(` (which starts a clause)
+        while let Tok::Ident(q) = self.peek().clone()
+            && !matches!(self.peek2(), Tok::P("("))
+        {
             let l = self.loc();
-            if !matches!(self.peek2(), Tok::P("(")) {
+            self.bump();
+            if q == "choice" && self.eat("-") {
+                if !matches!(self.peek(), Tok::Ident(w) if w == "domain") {
+                    return self.unexpected("`choice-domain`");
+                }
+                self.bump();
+                self.choice_domains(&mut choice)?;
+                continue;
+            }
+            if !QUALIFIERS.contains(&q.as_str()) {
                 return Err(err_at(&l, format!("unsupported relation qualifier `{q}`")));
             }
+            qualifiers.push((q, l));
         }
-        self.out.decls.push(RelDecl { name, attrs, loc });
+        for (name, loc) in names {
+            self.out.decls.push(RelDecl {
+                name,
+                attrs: attrs.clone(),
+                qualifiers: qualifiers.clone(),
+                choice: choice.clone(),
+                loc,
+            });
+        }
         Ok(())
+    }
+
+    /// `x, (y, z)` after `choice-domain`: each a key of attribute names.
+    fn choice_domains(&mut self, out: &mut Vec<(Vec<String>, Loc)>) -> Result<()> {
+        loop {
+            let l = self.loc();
+            let key = if self.eat("(") {
+                let mut k = vec![self.ident()?];
+                while self.eat(",") {
+                    k.push(self.ident()?);
+                }
+                self.expect(")")?;
+                k
+            } else {
+                vec![self.ident()?]
+            };
+            out.push((key, l));
+            // a `,` continues the list only if a domain follows (not a clause)
+            let more = self.is(",")
+                && match &self.toks[(self.pos + 1).min(self.toks.len() - 1)].tok {
+                    Tok::P("(") => true,
+                    Tok::Ident(_) => !matches!(
+                        self.toks[(self.pos + 2).min(self.toks.len() - 1)].tok,
+                        Tok::P("(")
+                    ),
+                    _ => false,
+                };
+            if !more {
+                return Ok(());
+            }
+            self.bump();
+        }
     }
 
     fn io(&mut self, kind: IoKind) -> Result<()> {

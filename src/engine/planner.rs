@@ -342,7 +342,7 @@ impl Planner<'_> {
             // keys allow, it runs once per binding instead of once per row.
             Lit::Atom { rel, args, .. } if !self.per_row && binds_nothing(args, bound) => {
                 let (index, key) = self.test_key(*rel, args, bound)?;
-                                Some(match index {
+                Some(match index {
                     None if !key.is_empty() => Step::Member {
                         rel: *rel,
                         version,

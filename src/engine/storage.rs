@@ -7,9 +7,12 @@
 //! ids. Each secondary index (a set of key columns) maps the key's hash to the
 //! newest row with that key, and chains older ones through `next`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+
+use super::eqrel::EqRel;
 
 pub const NONE: u32 = u32::MAX;
 
@@ -240,6 +243,8 @@ pub struct Relation {
     len: usize,
     dedup: TagTable,
     pub indexes: Vec<Index>,
+    /// An `eqrel` relation keeps its pairs here instead (never in `data`).
+    eq: Option<Box<EqRel>>,
 }
 
 impl Relation {
@@ -250,14 +255,46 @@ impl Relation {
             len: 0,
             dedup: TagTable::default(),
             indexes: Vec::new(),
+            eq: None,
+        }
+    }
+
+    /// A binary equivalence relation (`eqrel`).
+    pub fn new_eqrel() -> Self {
+        Relation {
+            eq: Some(Box::default()),
+            ..Relation::new(2)
+        }
+    }
+
+    /// The union-find of an `eqrel` relation; the evaluator reads it directly.
+    pub fn eqrel(&self) -> Option<&EqRel> {
+        self.eq.as_deref()
+    }
+
+    /// Start a new delta of an `eqrel` relation (others use row positions).
+    pub fn mark_delta(&mut self, empty: bool) {
+        if let Some(eq) = &mut self.eq {
+            eq.mark(empty);
         }
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        match &self.eq {
+            Some(eq) => eq.len(),
+            None => self.len,
+        }
     }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
+    }
+
+    /// Every row, flattened (an `eqrel` relation's pairs are materialised).
+    pub fn flat(&self) -> Cow<'_, [u32]> {
+        match &self.eq {
+            Some(eq) => Cow::Owned(eq.pairs()),
+            None => Cow::Borrowed(&self.data[..self.len * self.arity]),
+        }
     }
 
     #[inline]
@@ -295,12 +332,18 @@ impl Relation {
     }
 
     pub fn contains(&self, row: &[u32]) -> bool {
-        self.find(row).is_some()
+        match &self.eq {
+            Some(eq) => eq.contains(row[0], row[1], super::eqrel::Part::All),
+            None => self.find(row).is_some(),
+        }
     }
 
     /// Insert a row; returns false if it was already present.
     pub fn insert(&mut self, row: &[u32]) -> bool {
         debug_assert_eq!(row.len(), self.arity);
+        if let Some(eq) = &mut self.eq {
+            return eq.insert(row[0], row[1]);
+        }
         let h = hash_vals(row.iter().copied());
         if self.dedup.find_row(h, |id| self.row(id) == row).is_some() {
             return false;
@@ -374,9 +417,5 @@ impl Relation {
     fn key_matches(&self, index: &Index, id: u32, key: &[u32]) -> bool {
         let r = self.row(id);
         index.cols.iter().zip(key).all(|(c, k)| r[*c] == *k)
-    }
-
-    pub fn rows(&self) -> impl Iterator<Item = &[u32]> {
-        (0..self.len as u32).map(move |i| self.row(i))
     }
 }

@@ -139,12 +139,17 @@ impl<'a> Infer<'a> {
         for (a, b) in eqs {
             for (v, e) in [(a, b), (b, a)] {
                 if let Term::Var(name, _) = v
-                    && self.var_slots.get(name).is_none_or(|s| self.var_ty[*s].is_none())
+                    && self
+                        .var_slots
+                        .get(name)
+                        .is_none_or(|s| self.var_ty[*s].is_none())
                 {
                     let mut vs = Vec::new();
                     all_vars(e, &mut vs);
                     let typed = |n: &String| {
-                        self.var_slots.get(n).is_some_and(|s| self.var_ty[*s].is_some())
+                        self.var_slots
+                            .get(n)
+                            .is_some_and(|s| self.var_ty[*s].is_some())
                     };
                     if vs.iter().all(typed) {
                         self.ty_quiet(e)?;
