@@ -1284,3 +1284,94 @@ fn eqrel_equals_the_explicit_closure_in_recursion_and_negation() {
         assert!(!same.contains(&pair), "{pair}");
     }
 }
+
+#[test]
+fn one_declaration_may_declare_several_relations() {
+    let src = r#"
+        .decl A, B(x: number, y: symbol)
+        A(1, "a").
+        B(x + 1, y) :- A(x, y).
+    "#;
+    assert_eq!(eval(src, "A"), lines(&["1\ta"]));
+    assert_eq!(eval(src, "B"), lines(&["2\ta"]));
+    let e = err(".decl A, A(x: number)\n");
+    assert!(
+        e.contains("bad.dl:1:10:") && e.contains("Redefinition of relation A"),
+        "{e}"
+    );
+}
+
+#[test]
+fn hints_that_change_no_tuple_are_accepted() {
+    let src = r#"
+        .pragma "legacy"
+        .pragma "magic-transform" "*"
+        .pragma "no-such-key" "x"
+        .decl e(x: number, y: number) brie
+        .decl p(x: number, y: number) btree magic
+        .decl q(x: number, y: number) btree_delete no_magic no_inline
+        .decl o(x: number) overridable
+        e(1, 2). e(2, 3).
+        p(x, y) :- e(x, y).
+        p(x, z) :- p(x, y), e(y, z).
+        .plan 0:(1,2), 1:(2,1)
+        q(x, y) :- p(x, y), x < 2.
+        o(1).
+    "#;
+    assert_eq!(eval(src, "p"), lines(&["1\t2", "1\t3", "2\t3"]));
+    assert_eq!(eval(src, "q"), lines(&["1\t2", "1\t3"]));
+    let e = err(".decl a(x: number, y: number) eqrel brie\n");
+    assert!(e.contains("Multiple representation qualifiers"), "{e}");
+}
+
+#[test]
+fn inline_relations_give_the_same_tuples_within_soufflés_restrictions() {
+    let src = r#"
+        .decl e(x: number, y: number)
+        .decl two(x: number, z: number) inline
+        .decl link(x: number, z: number) inline
+        .decl r(x: number, z: number)
+        .decl n(x: number)
+        e(1, 2). e(2, 3). e(3, 4). e(3, 1).
+        two(x, z) :- e(x, y), e(y, z).
+        link(x, y) :- e(x, y) ; e(y, x).
+        r(x, z) :- two(x, z), !link(z, x).
+        n(x) :- e(x, _), !link(x, x + 2).
+    "#;
+    assert_eq!(eval(src, "r"), lines(&["2\t4"]));
+    assert_eq!(eval(src, "n"), lines(&["2", "3"]));
+    let base = ".decl e(x: number, y: number)\n.decl i(x: number) inline\ni(x) :- e(x, _).\n";
+    for (rest, what) in [
+        (
+            ".decl r(x: number)\nr(x) :- e(x, _), !i(_).\n",
+            "5:21: Cannot inline negated atom containing an unnamed variable",
+        ),
+        (
+            ".decl w(x: number) inline\nw(x) :- e(x, y).\n.decl r(x: number)\nr(x) :- e(x, _), !w(x).\n",
+            "7:19: Cannot inline negated relation which may introduce new variables",
+        ),
+        (
+            ".decl r(x: number)\nr(n) :- n = count : { i(_) }.\n",
+            "5:23: Cannot inline relations that appear in aggregator",
+        ),
+        (".output i\n", "2:1: IO relation i cannot be inlined"),
+        (
+            ".decl j(x: number) inline\nj(x) :- i(x).\ni(x) :- j(x).\n",
+            "Cannot inline cyclically dependent relations {i, j}",
+        ),
+    ] {
+        let e = err(&format!("{base}{rest}"));
+        assert!(e.contains(what), "{rest} -> {e}");
+    }
+}
+
+#[test]
+fn limitsize_stops_a_relation_at_n_tuples() {
+    let src = r#"
+        .decl n(x: number)
+        .limitsize n(n=5)
+        n(0).
+        n(x + 1) :- n(x).
+    "#;
+    assert_eq!(eval(src, "n"), lines(&["0", "1", "2", "3", "4"]));
+}

@@ -192,4 +192,8 @@ pub struct Source {
     pub decls: Vec<RelDecl>,
     pub ios: Vec<IoDirective>,
     pub clauses: Vec<Clause>,
+    /// `.pragma "key" "value"` (value `""` when absent).
+    pub pragmas: Vec<(String, String, Loc)>,
+    /// `.limitsize R(n=N)`.
+    pub limits: Vec<(String, usize, Loc)>,
 }

@@ -524,16 +524,27 @@ fn run_round(
     results.into_iter().collect()
 }
 
-fn insert_all(rels: &mut [Relation], outs: Vec<(usize, Vec<u32>, usize)>, stats: &mut EvalStats) {
+/// Insert the rounds' new rows, in task order; a relation under `.limitsize`
+/// takes rows until it holds its limit.
+fn insert_all(
+    prog: &Checked,
+    rels: &mut [Relation],
+    outs: Vec<(usize, Vec<u32>, usize)>,
+    stats: &mut EvalStats,
+) {
     for (rel, rows, count) in outs {
         let r = &mut rels[rel];
         let (a, before) = (r.arity, r.len());
+        let limit = prog.rels[rel].limit.unwrap_or(usize::MAX);
         if a == 0 {
-            if count > 0 {
+            if count > 0 && limit > 0 {
                 r.insert(&[]);
             }
         } else {
             for row in rows.chunks_exact(a) {
+                if r.len() >= limit {
+                    break;
+                }
                 r.insert(row);
             }
         }
@@ -605,7 +616,7 @@ pub fn evaluate(
                 regexes: &regexes,
             };
             let outs = run_round(base, &rt, &pool)?;
-            insert_all(rels, outs, &mut stats);
+            insert_all(prog, rels, outs, &mut stats);
         }
         if rec.is_empty() {
             continue;
@@ -630,7 +641,7 @@ pub fn evaluate(
             for r in &stratum.rels {
                 rels[*r].mark_delta(false);
             }
-            insert_all(rels, outs, &mut stats);
+            insert_all(prog, rels, outs, &mut stats);
             let mut grew = false;
             for (k, r) in stratum.rels.iter().enumerate() {
                 delta_start[*r] = before[k];

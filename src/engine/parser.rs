@@ -279,6 +279,9 @@ impl Parser<'_> {
                         "input" => self.io(IoKind::Input)?,
                         "output" => self.io(IoKind::Output)?,
                         "printsize" => self.io(IoKind::PrintSize)?,
+                        "pragma" => self.pragma(loc)?,
+                        "plan" => self.plan()?,
+                        "limitsize" => self.limitsize(loc)?,
                         _ => return Err(err_at(&loc, format!("unsupported directive `.{d}`"))),
                     }
                 }
@@ -318,7 +321,8 @@ impl Parser<'_> {
     fn rel_decl(&mut self, loc: Loc) -> Result<()> {
         let mut names = vec![(self.ident()?, loc)];
         while self.eat(",") {
-            names.push((self.ident()?, self.loc()));
+            let l = self.loc();
+            names.push((self.ident()?, l));
         }
         self.expect("(")?;
         let mut attrs = Vec::new();
@@ -404,6 +408,67 @@ impl Parser<'_> {
         }
     }
 
+    /// `.pragma "key" "value"` or `.pragma "key"`.
+    fn pragma(&mut self, loc: Loc) -> Result<()> {
+        let Tok::Str(key) = self.peek().clone() else {
+            return self.unexpected("a pragma key string");
+        };
+        self.bump();
+        let value = match self.peek().clone() {
+            Tok::Str(v) => {
+                self.bump();
+                v
+            }
+            _ => String::new(),
+        };
+        self.out.pragmas.push((key, value, loc));
+        Ok(())
+    }
+
+    /// `.plan 0:(1,2), 1:(2,1)` after a rule: accepted and not used (the
+    /// planner orders every version itself; a plan changes no tuple).
+    fn plan(&mut self) -> Result<()> {
+        loop {
+            if !matches!(self.peek(), Tok::Int(..)) {
+                return self.unexpected("a rule version number");
+            }
+            self.bump();
+            self.expect(":")?;
+            self.expect("(")?;
+            while !self.eat(")") {
+                if !matches!(self.peek(), Tok::Int(..) | Tok::P(",")) {
+                    return self.unexpected("an atom number");
+                }
+                self.bump();
+            }
+            if !self.eat(",") {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `.limitsize R(n=N)`.
+    fn limitsize(&mut self, loc: Loc) -> Result<()> {
+        let rel = self.ident()?;
+        self.expect("(")?;
+        if !matches!(self.peek(), Tok::Ident(n) if n == "n") {
+            return self.unexpected("`n=`");
+        }
+        self.bump();
+        self.expect("=")?;
+        let n = match self.peek() {
+            Tok::Int(s, false) => s.parse::<usize>().ok(),
+            _ => None,
+        };
+        let Some(n) = n else {
+            return self.unexpected("a size limit");
+        };
+        self.bump();
+        self.expect(")")?;
+        self.out.limits.push((rel, n, loc));
+        Ok(())
+    }
+
     fn io(&mut self, kind: IoKind) -> Result<()> {
         let mut rels = vec![(self.loc(), self.ident()?)];
         while self.eat(",") {
@@ -461,9 +526,6 @@ impl Parser<'_> {
         }
         self.bump();
         let bodies = self.disjunction()?;
-        if self.is("@") || matches!(self.peek(), Tok::Dir(d) if d == "plan") {
-            return Err(err_at(&self.loc(), "`.plan` is not supported"));
-        }
         self.expect(".")?;
         for body in bodies {
             self.out.clauses.push(Clause {
