@@ -1375,3 +1375,56 @@ fn limitsize_stops_a_relation_at_n_tuples() {
     "#;
     assert_eq!(eval(src, "n"), lines(&["0", "1", "2", "3", "4"]));
 }
+
+#[test]
+fn range_generates_values_like_soufflé() {
+    let src = r#"
+        .decl up(x: number)
+        .decl down(x: number)
+        .decl step(x: number)
+        .decl neg(x: number)
+        .decl empty(x: number)
+        .decl zero(x: number)
+        .decl zero_eq(x: number)
+        .decl u(x: unsigned)
+        .decl ud(x: unsigned)
+        .decl us(x: unsigned)
+        .decl f(x: float)
+        .decl fs(x: float)
+        .decl head(x: number, y: number)
+        .decl test(x: number)
+        .decl total(n: number)
+        up(x) :- x = range(1, 4).
+        down(x) :- x = range(3, 0).
+        step(x) :- x = range(0, 10, 3).
+        neg(x) :- x = range(5, -2, -3).
+        empty(x) :- x = range(0, 5, -1).
+        zero(x) :- x = range(7, 9, 0).
+        zero_eq(x) :- x = range(7, 7, 0).
+        u(x) :- x = range(2u, 5u).
+        ud(x) :- x = range(5u, 2u).
+        us(x) :- x = range(1u, 10u, 4u).
+        f(x) :- x = range(0.5, 2.5).
+        fs(x) :- x = range(1.0, 0.0, -0.25).
+        head(range(0, 2), y + 1) :- up(y), y < 3.
+        test(x) :- up(x), x = range(0, 10, 2).
+        total(n) :- n = sum x : { x = range(1, 101) }.
+    "#;
+    assert_eq!(eval(src, "up"), lines(&["1", "2", "3"]));
+    assert_eq!(eval(src, "down"), lines(&["1", "2", "3"]));
+    assert_eq!(eval(src, "step"), lines(&["0", "3", "6", "9"]));
+    assert_eq!(eval(src, "neg"), lines(&["-1", "2", "5"]));
+    assert!(eval(src, "empty").is_empty());
+    assert_eq!(eval(src, "zero"), lines(&["7"]));
+    assert!(eval(src, "zero_eq").is_empty());
+    assert_eq!(eval(src, "u"), lines(&["2", "3", "4"]));
+    assert_eq!(eval(src, "ud"), lines(&["3", "4", "5"]));
+    assert_eq!(eval(src, "us"), lines(&["1", "5", "9"]));
+    assert_eq!(eval(src, "f"), lines(&["0.5", "1.5"]));
+    assert_eq!(eval(src, "fs"), lines(&["0.25", "0.5", "0.75", "1"]));
+    assert_eq!(eval(src, "head"), lines(&["0\t2", "0\t3", "1\t2", "1\t3"]));
+    assert_eq!(eval(src, "test"), lines(&["2"]));
+    assert_eq!(eval(src, "total"), lines(&["5050"]));
+    let e = err(".decl r(x: symbol)\nr(x) :- x = range(\"a\", \"b\").\n");
+    assert!(e.contains("bad.dl:2:") && e.contains("range"), "{e}");
+}

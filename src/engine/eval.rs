@@ -251,6 +251,32 @@ impl Runtime<'_> {
                 }
                 Ok(())
             }
+            Step::Range {
+                slot,
+                base,
+                args,
+                test,
+            } => {
+                key_values!(self, args, env, kv);
+                let (from, to, step) = (kv[0], kv[1], kv.get(2).copied());
+                if *test {
+                    let want = env[*slot];
+                    let mut hit = false;
+                    functors::range(*base, from, to, step, &mut |v| {
+                        hit |= functors::cmp_num(*base, v, want).is_eq();
+                        Ok(())
+                    })?;
+                    return if hit {
+                        self.exec(steps, i + 1, env, None, sink)
+                    } else {
+                        Ok(())
+                    };
+                }
+                functors::range(*base, from, to, step, &mut |v| {
+                    env[*slot] = v;
+                    self.exec(steps, i + 1, env, None, sink)
+                })
+            }
             Step::Bind { slot, expr } => {
                 if let Some(v) = self.eval(expr, env)? {
                     env[*slot] = v;

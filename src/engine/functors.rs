@@ -432,3 +432,57 @@ mod tests {
         assert_eq!(format_float(f32::INFINITY), "inf");
     }
 }
+
+/// The values of `range(from, to[, step])` in Soufflé's order: `to` is
+/// excluded; without a step it is 1, or -1 when `from > to` (for unsigned, a
+/// descending walk); a zero step gives `from` once unless `from = to`.
+/// Integer steps cannot overflow here (64-bit counters); a float step too
+/// small to move stops after its first value.
+pub fn range(
+    base: Base,
+    from: u32,
+    to: u32,
+    step: Option<u32>,
+    f: &mut dyn FnMut(u32) -> Result<()>,
+) -> Result<()> {
+    match base {
+        Base::Flt => {
+            let (a, b) = (f32::from_bits(from), f32::from_bits(to));
+            let s = step.map_or(if a <= b { 1.0 } else { -1.0 }, f32::from_bits);
+            let mut x = a;
+            while (s > 0.0 && x < b) || (s < 0.0 && b < x) {
+                f(x.to_bits())?;
+                if x + s == x {
+                    break;
+                }
+                x += s;
+            }
+            if s == 0.0 && a != b {
+                f(from)?;
+            }
+        }
+        Base::Uns => {
+            let (a, b) = (from as i64, to as i64);
+            let s = step.map_or(if a <= b { 1 } else { -1 }, |s| s as i64);
+            int_range(a, b, s, f)?;
+        }
+        _ => {
+            let (a, b) = (from as i32 as i64, to as i32 as i64);
+            let s = step.map_or(if a <= b { 1 } else { -1 }, |s| s as i32 as i64);
+            int_range(a, b, s, f)?;
+        }
+    }
+    Ok(())
+}
+
+fn int_range(a: i64, b: i64, s: i64, f: &mut dyn FnMut(u32) -> Result<()>) -> Result<()> {
+    let mut x = a;
+    while (s > 0 && x < b) || (s < 0 && b < x) {
+        f(x as u32)?;
+        x += s;
+    }
+    if s == 0 && a != b {
+        f(a as u32)?;
+    }
+    Ok(())
+}

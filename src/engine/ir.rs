@@ -117,6 +117,13 @@ pub enum Lit {
         s: Expr,
         loc: Loc,
     },
+    /// `var = range(from, to[, step])`: binds `var` to each value (or tests it).
+    Range {
+        var: usize,
+        base: Base,
+        args: Vec<Expr>,
+        loc: Loc,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -201,6 +208,10 @@ pub fn lit_vars(l: &Lit, out: &mut Vec<usize>) {
             expr_vars(a, out);
             expr_vars(b, out);
         }
+        Lit::Range { var, args, .. } => {
+            out.push(*var);
+            args.iter().for_each(|a| expr_vars(a, out));
+        }
     }
 }
 
@@ -237,7 +248,8 @@ pub fn lit_loc(l: &Lit) -> &Loc {
         | Lit::Neg { loc, .. }
         | Lit::Cmp { loc, .. }
         | Lit::Contains { loc, .. }
-        | Lit::Match { loc, .. } => loc,
+        | Lit::Match { loc, .. }
+        | Lit::Range { loc, .. } => loc,
     }
 }
 

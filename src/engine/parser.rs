@@ -14,7 +14,7 @@ use super::ast::*;
 use super::lexer::{Tok, Token, lex};
 
 /// Names that are functors, not relations, when followed by `(`.
-const FUNCTORS: [&str; 13] = [
+const FUNCTORS: [&str; 14] = [
     "cat",
     "strlen",
     "substr",
@@ -28,6 +28,7 @@ const FUNCTORS: [&str; 13] = [
     "as",
     "contains",
     "match",
+    "range",
 ];
 
 /// Relation qualifiers: representations and hints that change no meaning
@@ -47,9 +48,8 @@ const QUALIFIERS: [&str; 9] = [
 /// Unary operators written as words; `bnot(x)` is an expression.
 const UNARY_WORDS: [&str; 2] = ["bnot", "lnot"];
 
-const KEYWORDS_UNSUPPORTED: [&str; 8] = [
-    "mean", "nil", "range", "autoinc", "lxor", "bshru", "true", "false",
-];
+const KEYWORDS_UNSUPPORTED: [&str; 7] =
+    ["mean", "nil", "autoinc", "lxor", "bshru", "true", "false"];
 
 /// Where program files come from.
 #[derive(Clone, Copy)]

@@ -106,6 +106,14 @@ pub enum Step {
         slot: usize,
         expr: PlanExpr,
     },
+    /// `range(from, to[, step])`: binds `slot` to each value, or, when
+    /// `test`, checks that its value is one of them.
+    Range {
+        slot: usize,
+        base: Base,
+        args: Vec<PlanExpr>,
+        test: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -402,6 +410,25 @@ impl Planner<'_> {
                 } else {
                     None
                 }
+            }
+            Lit::Range {
+                var, base, args, ..
+            } => {
+                if !args.iter().all(|a| ready(a, bound)) {
+                    return Ok(None);
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.plan_expr(a, bound))
+                    .collect::<Result<_>>()?;
+                let test = bound[*var];
+                bound[*var] = true;
+                Some(Step::Range {
+                    slot: *var,
+                    base: *base,
+                    args,
+                    test,
+                })
             }
             Lit::Match { neg, re, s, .. } => {
                 if ready(re, bound) && ready(s, bound) {

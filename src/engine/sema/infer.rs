@@ -466,6 +466,23 @@ impl<'a> Infer<'a> {
                     _ => Base::Flt,
                 })
             }
+            "range" => {
+                if !(2..=3).contains(&args.len()) {
+                    return arity_err("two or three arguments (from, to[, step])");
+                }
+                let base = args
+                    .iter()
+                    .find_map(|a| self.definite(a))
+                    .or(expect.filter(|b| *b != Base::Sym))
+                    .unwrap_or(Base::Num);
+                if base == Base::Sym {
+                    return Err(err_at(l, "Type mismatch: `range` is not defined on symbol"));
+                }
+                for i in 0..args.len() {
+                    want(i, base)?;
+                }
+                any(base)
+            }
             "min" | "max" => {
                 if args.is_empty() {
                     return arity_err("at least one argument");

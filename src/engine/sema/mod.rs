@@ -10,6 +10,7 @@
 //! 5. `ground`: every variable is bound (safety).
 
 mod decls;
+mod generators;
 mod ground;
 mod hints;
 mod infer;
