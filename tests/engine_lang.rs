@@ -932,7 +932,7 @@ fn error_unsupported_constructs() {
         (
             ".decl a(x: number)\na(x) :- a(y), x = mean y : a(y).\n",
             "bad.dl:2:19:",
-            "`mean` is not supported",
+            "`mean` needs a float target",
         ),
         (
             ".decl a(x: number)\na(f(1)).\n",
@@ -1427,4 +1427,43 @@ fn range_generates_values_like_soufflé() {
     assert_eq!(eval(src, "total"), lines(&["5050"]));
     let e = err(".decl r(x: symbol)\nr(x) :- x = range(\"a\", \"b\").\n");
     assert!(e.contains("bad.dl:2:") && e.contains("range"), "{e}");
+}
+
+#[test]
+fn true_false_mean_lxor_bshru_and_ipv4_literals() {
+    let src = r#"
+        .decl a(x: number)
+        .decl t(x: number)
+        .decl f(x: number)
+        .decl fl(x: float)
+        .decl m(x: float)
+        .decl none(x: float)
+        .decl ops(a: number, b: number, c: number, d: unsigned, e: number)
+        .decl ip(x: number, y: number)
+        a(1). a(2). a(4).
+        t(x) :- a(x), true.
+        f(x) :- a(x), false.
+        fl(1.0). fl(2.0). fl(4.5).
+        m(v) :- v = mean x : fl(x).
+        none(v) :- v = mean x : { fl(x), x > 10.0 }.
+        ops(1 lxor 0, 3 lxor 5, 0 lxor 0 lor 1, 4294967295u bshru 28u, -16 bshru 28).
+        ip(192.168.0.1, 10.0.0.255).
+    "#;
+    assert_eq!(eval(src, "t"), lines(&["1", "2", "4"]));
+    assert!(eval(src, "f").is_empty());
+    assert_eq!(eval(src, "m"), lines(&["2.5"]));
+    assert!(eval(src, "none").is_empty());
+    // lxor is 1 when exactly one side is non-zero, binds tighter than lor
+    assert_eq!(eval(src, "ops"), lines(&["1\t0\t1\t15\t15"]));
+    // (192<<24)+(168<<16)+(0<<8)+1 wrapped to i32; 10.0.0.255 = 167772415
+    assert_eq!(eval(src, "ip"), lines(&["-1062731775\t167772415"]));
+    let e = err(".decl a(x: number)\na(300.1.2.3).\n");
+    assert!(e.contains("bad.dl:2:3: IP out of range"), "{e}");
+    let e = err(".decl a(x: float)\n.decl b(x: number)\nb(1).\na(v) :- v = mean x : b(x).\n");
+    assert!(e.contains("`mean` needs a float target"), "{e}");
+    let e = err(".decl s(x: symbol)\ns(\"a\" + \"b\").\n");
+    assert!(
+        e.contains("bad.dl:2:") && e.contains("no valid overloads"),
+        "{e}"
+    );
 }

@@ -40,6 +40,9 @@ pub enum BinOp {
     Bshr,
     Land,
     Lor,
+    Lxor,
+    /// `bshru`: logical shift right, on any integer type.
+    Bshru,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +58,8 @@ pub enum AggOp {
     Sum,
     Min,
     Max,
+    /// Average of float targets (a float; no value over an empty set).
+    Mean,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -436,7 +436,7 @@ impl Runtime<'_> {
                 };
                 acc = Some(match (acc, agg.op) {
                     (None, _) => v,
-                    (Some(a), AggOp::Sum) => functors::bin(BinOp::Add, base, a, v)?,
+                    (Some(a), AggOp::Sum | AggOp::Mean) => functors::bin(BinOp::Add, base, a, v)?,
                     (Some(a), AggOp::Min) => {
                         if functors::cmp_num(base, v, a).is_lt() {
                             v
@@ -461,6 +461,8 @@ impl Runtime<'_> {
             AggOp::Count => Some(count),
             AggOp::Sum => Some(acc.unwrap_or(if base == Base::Flt { 0f32.to_bits() } else { 0 })),
             AggOp::Min | AggOp::Max => acc,
+            // Soufflé sums the floats, then divides by the count in float
+            AggOp::Mean => acc.map(|s| (f32::from_bits(s) / count as f32).to_bits()),
         })
     }
 }

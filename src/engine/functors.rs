@@ -45,6 +45,8 @@ pub fn bin(op: BinOp, base: Base, a: u32, b: u32) -> Result<u32> {
                 BinOp::Bshr => x >> (y as u32 & SHIFT_MASK),
                 BinOp::Land => (x != 0 && y != 0) as i32,
                 BinOp::Lor => (x != 0 || y != 0) as i32,
+                BinOp::Lxor => ((x != 0) != (y != 0)) as i32,
+                BinOp::Bshru => ((x as u32) >> (y as u32 & SHIFT_MASK)) as i32,
             }) as u32
         }
         Base::Uns => match op {
@@ -68,9 +70,10 @@ pub fn bin(op: BinOp, base: Base, a: u32, b: u32) -> Result<u32> {
             BinOp::Bor => a | b,
             BinOp::Bxor => a ^ b,
             BinOp::Bshl => a << (b & SHIFT_MASK),
-            BinOp::Bshr => a >> (b & SHIFT_MASK),
+            BinOp::Bshr | BinOp::Bshru => a >> (b & SHIFT_MASK),
             BinOp::Land => (a != 0 && b != 0) as u32,
             BinOp::Lor => (a != 0 || b != 0) as u32,
+            BinOp::Lxor => ((a != 0) != (b != 0)) as u32,
         },
         Base::Flt => {
             let (x, y) = (f(a), f(b));

@@ -243,6 +243,10 @@ impl Lexer<'_> {
         let (bytes, text, i) = (self.bytes, self.text, self.i);
         let mut j = i;
         let tok;
+        if let Some((end, ip)) = self.ipv4(l.clone())? {
+            self.push(Tok::Int(ip.to_string(), false), l, end);
+            return Ok(());
+        }
         if c == b'0'
             && matches!(bytes.get(i + 1), Some(b'x') | Some(b'b'))
             && bytes.get(i + 2).is_some_and(|b| b.is_ascii_hexdigit())
@@ -271,6 +275,36 @@ impl Lexer<'_> {
         }
         self.push(tok, l, j);
         Ok(())
+    }
+
+    /// An IPv4 literal `a.b.c.d` at the current position: its end and its
+    /// value, `(a<<24)+(b<<16)+(c<<8)+d` wrapped to a 32-bit `number`, as
+    /// Soufflé's scanner computes it.
+    fn ipv4(&self, l: Loc) -> Result<Option<(usize, i64)>> {
+        let mut j = self.i;
+        let mut parts = Vec::new();
+        for k in 0..4 {
+            let e = self.scan(j, |b| b.is_ascii_digit());
+            if e == j {
+                return Ok(None);
+            }
+            parts.push(&self.text[j..e]);
+            j = e;
+            if k < 3 {
+                if self.bytes.get(j) != Some(&b'.') {
+                    return Ok(None);
+                }
+                j += 1;
+            }
+        }
+        let mut v: u32 = 0;
+        for p in parts {
+            match p.parse::<u32>() {
+                Ok(x) if x <= 255 => v = (v << 8) | x,
+                _ => return Err(err_at(&l, "IP out of range")),
+            }
+        }
+        Ok(Some((j, v as i32 as i64)))
     }
 
     /// Punctuation; characters of unsupported syntax get their own message.

@@ -48,8 +48,7 @@ const QUALIFIERS: [&str; 9] = [
 /// Unary operators written as words; `bnot(x)` is an expression.
 const UNARY_WORDS: [&str; 2] = ["bnot", "lnot"];
 
-const KEYWORDS_UNSUPPORTED: [&str; 7] =
-    ["mean", "nil", "autoinc", "lxor", "bshru", "true", "false"];
+const KEYWORDS_UNSUPPORTED: [&str; 2] = ["nil", "autoinc"];
 
 /// Where program files come from.
 #[derive(Clone, Copy)]
@@ -629,7 +628,7 @@ impl Parser<'_> {
                                     | "%"
                                     | "^"
                             )
-                        ) || matches!(after, Tok::Ident(w) if ["band","bor","bxor","bshl","bshr","land","lor"].contains(&w.as_str()));
+                        ) || matches!(after, Tok::Ident(w) if ["band","bor","bxor","bshl","bshr","bshru","land","lor","lxor"].contains(&w.as_str()));
                         return saw_sep || !cmp;
                     }
                 }
@@ -675,6 +674,16 @@ impl Parser<'_> {
                 &l2,
                 "unsupported negation: only `!relation(..)`, `!contains(..)` and `!match(..)` are supported",
             ));
+        }
+        if let Tok::Ident(n) = self.peek().clone()
+            && (n == "true" || n == "false")
+            && !matches!(self.peek2(), Tok::P("("))
+        {
+            // a literal that always / never holds
+            self.bump();
+            let one = || Term::Number(1, loc.clone());
+            let op = if n == "true" { CmpOp::Eq } else { CmpOp::Ne };
+            return Ok(Literal::Cmp(op, one(), one(), loc));
         }
         if let Tok::Ident(n) = self.peek().clone() {
             if KEYWORDS_UNSUPPORTED.contains(&n.as_str()) && !matches!(self.peek2(), Tok::P("(")) {
@@ -728,23 +737,25 @@ impl Parser<'_> {
         let word = |w: &str| matches!(t, Tok::Ident(s) if s == w);
         match level {
             0 if word("lor") => Some(BinOp::Lor),
-            1 if word("land") => Some(BinOp::Land),
-            2 if word("bor") => Some(BinOp::Bor),
-            3 if word("bxor") => Some(BinOp::Bxor),
-            4 if word("band") => Some(BinOp::Band),
-            5 if word("bshl") => Some(BinOp::Bshl),
-            5 if word("bshr") => Some(BinOp::Bshr),
-            6 if self.is("+") => Some(BinOp::Add),
-            6 if self.is("-") => Some(BinOp::Sub),
-            7 if self.is("*") => Some(BinOp::Mul),
-            7 if self.is("/") => Some(BinOp::Div),
-            7 if self.is("%") => Some(BinOp::Mod),
+            1 if word("lxor") => Some(BinOp::Lxor),
+            2 if word("land") => Some(BinOp::Land),
+            3 if word("bor") => Some(BinOp::Bor),
+            4 if word("bxor") => Some(BinOp::Bxor),
+            5 if word("band") => Some(BinOp::Band),
+            6 if word("bshl") => Some(BinOp::Bshl),
+            6 if word("bshr") => Some(BinOp::Bshr),
+            6 if word("bshru") => Some(BinOp::Bshru),
+            7 if self.is("+") => Some(BinOp::Add),
+            7 if self.is("-") => Some(BinOp::Sub),
+            8 if self.is("*") => Some(BinOp::Mul),
+            8 if self.is("/") => Some(BinOp::Div),
+            8 if self.is("%") => Some(BinOp::Mod),
             _ => None,
         }
     }
 
     fn binary(&mut self, level: usize) -> Result<Term> {
-        if level == 8 {
+        if level == 9 {
             return self.unary();
         }
         let mut lhs = self.binary(level + 1)?;
@@ -845,8 +856,10 @@ impl Parser<'_> {
             Tok::Ident(name) => {
                 self.bump();
                 match name.as_str() {
-                    "count" | "sum" | "min" | "max"
-                        if self.is(":") || name == "sum" || name == "count" || !self.is("(") =>
+                    "count" | "sum" | "min" | "max" | "mean"
+                        if self.is(":")
+                            || matches!(name.as_str(), "sum" | "count" | "mean")
+                            || !self.is("(") =>
                     {
                         return self.aggregate(&name, loc);
                     }
@@ -912,6 +925,7 @@ impl Parser<'_> {
             "count" => AggOp::Count,
             "sum" => AggOp::Sum,
             "min" => AggOp::Min,
+            "mean" => AggOp::Mean,
             _ => AggOp::Max,
         };
         self.expect(":")?;

@@ -282,6 +282,7 @@ impl<'a> Infer<'a> {
             Term::As(_, ty, _) => self.types.names.get(ty).map(|t| self.types.info[*t].base),
             Term::Agg(a) => match a.op {
                 AggOp::Count => Some(Base::Num),
+                AggOp::Mean => Some(Base::Flt),
                 _ => a.target.as_ref().and_then(|t| self.definite(t)),
             },
         }
@@ -338,6 +339,19 @@ impl<'a> Infer<'a> {
             }
             Term::Agg(agg) => match agg.op {
                 AggOp::Count => any(Base::Num),
+                AggOp::Mean => {
+                    let t = self.ty(agg.target.as_ref().unwrap(), Some(Base::Flt))?;
+                    if t.base != Base::Flt {
+                        return Err(err_at(
+                            &agg.loc,
+                            format!(
+                                "Type mismatch: `mean` needs a float target, found {}",
+                                t.base.name()
+                            ),
+                        ));
+                    }
+                    any(Base::Flt)
+                }
                 _ => {
                     let tg = agg.target.as_ref().unwrap();
                     let t = self.ty(tg, expect)?;
@@ -385,10 +399,11 @@ impl<'a> Infer<'a> {
             _ => matches!(base, Base::Num | Base::Uns),
         };
         if !ok {
+            // Soufflé's words, then which operator and type
             return Err(err_at(
                 l,
                 format!(
-                    "Type mismatch: `{}` is not defined on {}",
+                    "no valid overloads: `{}` is not defined on {}",
                     binop_name(op),
                     base.name()
                 ),
@@ -576,5 +591,7 @@ pub fn binop_name(op: BinOp) -> &'static str {
         BinOp::Bshr => "bshr",
         BinOp::Land => "land",
         BinOp::Lor => "lor",
+        BinOp::Lxor => "lxor",
+        BinOp::Bshru => "bshru",
     }
 }
