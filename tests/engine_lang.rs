@@ -1467,3 +1467,43 @@ fn true_false_mean_lxor_bshru_and_ipv4_literals() {
         "{e}"
     );
 }
+
+#[test]
+fn choice_domain_keeps_the_first_tuple_per_key() {
+    let src = r#"
+        .decl edge(x: number, y: number)
+        .decl pick(x: number, y: number) choice-domain x
+        .decl both(x: number, y: number) choice-domain x, y
+        .decl pair(x: number, y: number, z: number) choice-domain (x, y)
+        .decl st(x: number, y: number) choice-domain y
+        .decl reach(x: number)
+        edge(1, 2). edge(1, 3). edge(2, 3). edge(3, 4). edge(2, 4). edge(4, 1).
+        pick(x, y) :- edge(x, y).
+        both(x, y) :- edge(x, y).
+        pair(x, y, z) :- edge(x, y), edge(y, z).
+        reach(1).
+        reach(y) :- reach(x), edge(x, y).
+        st(x, y) :- reach(x), edge(x, y), y != 1.
+    "#;
+    for jobs in [1, 2] {
+        assert_eq!(
+            eval_with(src, &[], "pick", jobs),
+            lines(&["1\t2", "2\t3", "3\t4", "4\t1"])
+        );
+        assert_eq!(
+            eval_with(src, &[], "both", jobs),
+            lines(&["1\t2", "2\t3", "3\t4", "4\t1"])
+        );
+        // every node but the root gets exactly one parent
+        let st = eval_with(src, &[], "st", jobs);
+        let mut ys: Vec<&str> = st.iter().map(|l| l.split('\t').nth(1).unwrap()).collect();
+        ys.sort();
+        assert_eq!(ys, vec!["2", "3", "4"]);
+        assert_eq!(eval_with(src, &[], "pair", jobs).len(), 6);
+    }
+    let e = err(".decl r(x: number) choice-domain y\n");
+    assert!(
+        e.contains("bad.dl:1:") && e.contains("y in choice-domain"),
+        "{e}"
+    );
+}

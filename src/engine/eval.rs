@@ -553,7 +553,8 @@ fn run_round(
 }
 
 /// Insert the rounds' new rows, in task order; a relation under `.limitsize`
-/// takes rows until it holds its limit.
+/// takes rows until it holds its limit, and one with a `choice-domain` takes
+/// a row only if no row has its key yet (the first in task order wins).
 fn insert_all(
     prog: &Checked,
     rels: &mut [Relation],
@@ -563,7 +564,10 @@ fn insert_all(
     for (rel, rows, count) in outs {
         let r = &mut rels[rel];
         let (a, before) = (r.arity, r.len());
-        let limit = prog.rels[rel].limit.unwrap_or(usize::MAX);
+        let info = &prog.rels[rel];
+        let limit = info.limit.unwrap_or(usize::MAX);
+        let choice: Vec<usize> = info.choice.iter().map(|k| r.ensure_index(k)).collect();
+        let mut key = Vec::new();
         if a == 0 {
             if count > 0 && limit > 0 {
                 r.insert(&[]);
@@ -573,7 +577,14 @@ fn insert_all(
                 if r.len() >= limit {
                     break;
                 }
-                r.insert(row);
+                let taken = choice.iter().zip(&info.choice).any(|(ix, cols)| {
+                    key.clear();
+                    key.extend(cols.iter().map(|c| row[*c]));
+                    r.has_key(*ix, &key)
+                });
+                if !taken {
+                    r.insert(row);
+                }
             }
         }
         // an `eqrel` insertion may add many pairs

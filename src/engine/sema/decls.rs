@@ -80,6 +80,12 @@ pub fn declare(src: &Source, types: &Types) -> Result<Decls> {
                 ),
             ));
         }
+        if let (true, Some((_, l))) = (eqrel, d.choice.first()) {
+            return Err(err_at(
+                l,
+                "choice-domain on an eqrel relation is not supported",
+            ));
+        }
         let attr_names: Vec<String> = d.attrs.iter().map(|a| a.name.clone()).collect();
         let mut choice = Vec::new();
         for (key, l) in &d.choice {
