@@ -940,7 +940,7 @@ fn error_unsupported_constructs() {
             "unknown functor `f`",
         ),
         (
-            "#define X 1\n",
+            "#line 3\n",
             "bad.dl:1:1:",
             "unsupported preprocessor directive",
         ),
@@ -1504,6 +1504,70 @@ fn choice_domain_keeps_the_first_tuple_per_key() {
     let e = err(".decl r(x: number) choice-domain y\n");
     assert!(
         e.contains("bad.dl:1:") && e.contains("y in choice-domain"),
+        "{e}"
+    );
+}
+
+#[test]
+fn preprocessor_defines_macros_and_conditionals() {
+    let src = r#"
+        #define N 3
+        #define EDGE(a, b) e(a, b)
+        #define TWICE(x) ((x) * 2)
+        #define DEBUG
+        .decl e(x: number, y: number)
+        .decl r(x: number)
+        EDGE(1, N). EDGE(N, TWICE(N + 1)).
+        #ifdef DEBUG
+        r(x) :- e(x, _).
+        #else
+        r(-1).
+        #endif
+        #undef DEBUG
+        #ifndef DEBUG
+        r(100).
+        #endif
+        #if defined(N) && N > 2 || 0
+        r(N * 10).
+        #elif N == 3
+        r(-2).
+        #else
+        r(-3).
+        #endif
+        #if 0
+        this is skipped ( entirely
+        #if 1
+        r(-4).
+        #endif
+        #endif
+        #define LONG(a) \
+            r(a + 1000).
+        LONG(N)
+    "#;
+    assert_eq!(eval(src, "e"), lines(&["1\t3", "3\t8"]));
+    assert_eq!(eval(src, "r"), lines(&["1", "3", "30", "100", "1003"]));
+    // macros defined in an included file hold after the include
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("defs.dl"), "#define ONE 1\n").unwrap();
+    std::fs::write(
+        t.path().join("main.dl"),
+        "#include \"defs.dl\"\n.decl a(x: number)\na(ONE).\n",
+    )
+    .unwrap();
+    let prog = Program::from_file(t.path().join("main.dl")).unwrap();
+    let mut db = Database::new(&prog);
+    db.run(1).unwrap();
+    assert_eq!(
+        db.rows_as_strings("a").unwrap(),
+        vec![vec!["1".to_string()]]
+    );
+    let e = err("#if 1\n.decl a(x: number)\n");
+    assert!(e.contains("unterminated #if"), "{e}");
+    let e = err("#endif\n");
+    assert!(e.contains("bad.dl:1:1: #endif without #if"), "{e}");
+    let e = err("#define F(a) a\n.decl a(x: number)\na(F(1, 2)).\n");
+    assert!(
+        e.contains("bad.dl:3:3:") && e.contains("macro F takes 1 arguments"),
         "{e}"
     );
 }

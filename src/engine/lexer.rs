@@ -1,5 +1,6 @@
 //! Lexer: program text to tokens, each with its position. `#include` lines
-//! become `Include` tokens; the parser follows them.
+//! become `Include` tokens; other preprocessor lines become `Hash(name)`,
+//! their tokens, then `EndDir` (`preproc` handles both).
 
 use std::sync::Arc;
 
@@ -18,6 +19,9 @@ pub enum Tok {
     /// `.decl`, `.type`, ... (name without the dot)
     Dir(String),
     Include(String),
+    /// `#name` starting a preprocessor line (its tokens follow, then `EndDir`).
+    Hash(String),
+    EndDir,
     P(&'static str),
     Eof,
 }
@@ -27,9 +31,9 @@ pub struct Token {
     pub loc: Loc,
 }
 
-const PUNCTS: [&str; 24] = [
-    ":-", "<:", "!=", "<=", ">=", "(", ")", "{", "}", ",", ".", ":", ";", "!", "=", "<", ">", "+",
-    "-", "*", "/", "%", "^", "|",
+const PUNCTS: [&str; 27] = [
+    ":-", "<:", "!=", "<=", ">=", "&&", "||", "==", "(", ")", "{", "}", ",", ".", ":", ";", "!",
+    "=", "<", ">", "+", "-", "*", "/", "%", "^", "|",
 ];
 
 /// Split `text` (the contents of `file`) into tokens, ending with `Eof`.
@@ -42,9 +46,16 @@ pub fn lex(file: &Arc<str>, text: &str) -> Result<Vec<Token>> {
         line: 1,
         col: 1,
         toks: Vec::new(),
+        in_dir: false,
     };
     lx.run()?;
     let eof = lx.loc(lx.line, lx.col);
+    if lx.in_dir {
+        lx.toks.push(Token {
+            tok: Tok::EndDir,
+            loc: eof.clone(),
+        });
+    }
     lx.toks.push(Token {
         tok: Tok::Eof,
         loc: eof,
@@ -61,6 +72,8 @@ struct Lexer<'a> {
     line: u32,
     col: u32,
     toks: Vec<Token>,
+    /// Inside a preprocessor line (ended by a newline not escaped by `\`).
+    in_dir: bool,
 }
 
 impl Lexer<'_> {
@@ -102,8 +115,20 @@ impl Lexer<'_> {
         while self.i < self.bytes.len() {
             let c = self.bytes[self.i];
             if c == b'\n' {
+                if self.in_dir {
+                    let l = self.loc(self.line, self.col);
+                    self.toks.push(Token {
+                        tok: Tok::EndDir,
+                        loc: l,
+                    });
+                    self.in_dir = false;
+                }
                 self.advance(self.i + 1);
                 at_line_start = true;
+                continue;
+            }
+            if c == b'\\' && self.in_dir && self.bytes.get(self.i + 1) == Some(&b'\n') {
+                self.advance(self.i + 2); // a continued preprocessor line
                 continue;
             }
             if c.is_ascii_whitespace() {
@@ -173,16 +198,21 @@ impl Lexer<'_> {
         j
     }
 
-    /// `#include "path"` (the only preprocessor directive supported), at `l`.
+    /// A preprocessor line at `l`: `#include "path"` becomes one token, any
+    /// other `#name` a `Hash` token followed by the line's tokens.
     fn include(&mut self, l: Loc) -> Result<()> {
         let j = self.line_end();
         let directive = self.text[self.i..j].trim_end();
         let rest = directive.strip_prefix('#').unwrap().trim_start();
         let Some(arg) = rest.strip_prefix("include") else {
-            return Err(err_at(
-                &l,
-                format!("unsupported preprocessor directive `{directive}`"),
-            ));
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let end = self.i + (directive.len() - rest.len()) + name.len();
+            self.push(Tok::Hash(name), l, end);
+            self.in_dir = true;
+            return Ok(());
         };
         let arg = arg.trim();
         if arg.len() < 2 || !arg.starts_with('"') || !arg.ends_with('"') {

@@ -27,6 +27,7 @@ mod ir;
 mod lexer;
 mod parser;
 mod planner;
+mod preproc;
 mod sema;
 mod storage;
 

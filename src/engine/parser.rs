@@ -12,6 +12,7 @@ use anyhow::{Result, anyhow};
 
 use super::ast::*;
 use super::lexer::{Tok, Token, lex};
+use super::preproc::{self, Macros};
 
 /// Names that are functors, not relations, when followed by `(`.
 const FUNCTORS: [&str; 14] = [
@@ -62,49 +63,56 @@ struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     out: &'a mut Source,
+}
+
+/// Reads program files into preprocessed tokens, following `#include`s.
+struct Loader<'a> {
     files: Files<'a>,
-    /// Directory of the file being parsed; includes resolve against it.
-    dir: PathBuf,
-    /// Files being parsed, outermost first (to reject recursive includes).
-    stack: &'a mut Vec<PathBuf>,
+    /// Files being read, outermost first (to reject recursive includes).
+    stack: Vec<PathBuf>,
 }
 
 /// Parse a program from a file, following `#include`s.
 pub fn parse_file(path: &Path) -> Result<Source> {
-    let mut src = Source::default();
-    let mut stack = Vec::new();
-    parse_into(Files::Disk, path, None, &mut src, &mut stack)?;
-    Ok(src)
+    let mut ld = Loader {
+        files: Files::Disk,
+        stack: Vec::new(),
+    };
+    let toks = ld.file(path, None, &mut Macros::default())?;
+    parse_tokens(toks)
 }
 
 /// Parse a program held in memory; `#include` paths resolve against the current directory.
 pub fn parse_source(name: &str, text: &str) -> Result<Source> {
-    let mut src = Source::default();
-    let mut stack = Vec::new();
-    parse_text(
-        Files::Disk,
-        name,
-        text,
-        Path::new("."),
-        &mut src,
-        &mut stack,
-    )?;
-    Ok(src)
+    let mut ld = Loader {
+        files: Files::Disk,
+        stack: Vec::new(),
+    };
+    let toks = ld.text(name, text, Path::new("."), &mut Macros::default())?;
+    parse_tokens(toks)
 }
 
 /// Parse the program `entry` of `files`, a map from `/`-separated relative
 /// paths to contents, which also serves its `#include`s.
 pub fn parse_files(entry: &str, files: &BTreeMap<String, String>) -> Result<Source> {
-    let mut src = Source::default();
-    let mut stack = Vec::new();
-    parse_into(
-        Files::Memory(files),
-        Path::new(entry),
-        None,
-        &mut src,
-        &mut stack,
-    )?;
-    Ok(src)
+    let mut ld = Loader {
+        files: Files::Memory(files),
+        stack: Vec::new(),
+    };
+    let toks = ld.file(Path::new(entry), None, &mut Macros::default())?;
+    parse_tokens(toks)
+}
+
+/// Parse preprocessed tokens (ending with `Eof`).
+fn parse_tokens(toks: Vec<Token>) -> Result<Source> {
+    let mut out = Source::default();
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        out: &mut out,
+    };
+    p.program()?;
+    Ok(out)
 }
 
 /// `path` without `.` components and with `dir/..` pairs removed (leading `..` stay).
@@ -122,71 +130,61 @@ fn normalize(path: &Path) -> PathBuf {
     out.iter().collect()
 }
 
-/// Parse the file at `path` (included from `from`, if it is an include) into `out`.
-fn parse_into(
-    files: Files,
-    path: &Path,
-    from: Option<&Loc>,
-    out: &mut Source,
-    stack: &mut Vec<PathBuf>,
-) -> Result<()> {
-    // The text, the name shown in positions, the identity of the file (for
-    // recursion) and the directory its includes resolve against.
-    let (text, shown, key, dir) = match files {
-        Files::Disk => {
-            let text = std::fs::read_to_string(path).map_err(|e| match from {
-                Some(l) => err_at(
-                    l,
-                    format!("cannot read included file {}: {e}", path.display()),
-                ),
-                None => anyhow!("cannot read program {}: {e}", path.display()),
-            })?;
-            let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            (text, path.display().to_string(), canon, dir)
+impl Loader<'_> {
+    /// The tokens of the file at `path` (included from `from`, if it is an include).
+    fn file(&mut self, path: &Path, from: Option<&Loc>, macros: &mut Macros) -> Result<Vec<Token>> {
+        // The text, the name shown in positions, the identity of the file (for
+        // recursion) and the directory its includes resolve against.
+        let (text, shown, key, dir) = match self.files {
+            Files::Disk => {
+                let text = std::fs::read_to_string(path).map_err(|e| match from {
+                    Some(l) => err_at(
+                        l,
+                        format!("cannot read included file {}: {e}", path.display()),
+                    ),
+                    None => anyhow!("cannot read program {}: {e}", path.display()),
+                })?;
+                let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                (text, path.display().to_string(), canon, dir)
+            }
+            Files::Memory(map) => {
+                let key = normalize(path);
+                let shown = key.to_string_lossy().replace('\\', "/");
+                let text = map.get(&shown).cloned().ok_or_else(|| match from {
+                    Some(l) => err_at(l, format!("cannot read included file {shown}: not found")),
+                    None => anyhow!("cannot read program {shown}: not found"),
+                })?;
+                let dir = key.parent().map(Path::to_path_buf).unwrap_or_default();
+                (text, shown, key, dir)
+            }
+        };
+        if self.stack.contains(&key) {
+            return Err(err_at(
+                from.unwrap(),
+                format!("recursive #include of {shown}"),
+            ));
         }
-        Files::Memory(map) => {
-            let key = normalize(path);
-            let shown = key.to_string_lossy().replace('\\', "/");
-            let text = map.get(&shown).cloned().ok_or_else(|| match from {
-                Some(l) => err_at(l, format!("cannot read included file {shown}: not found")),
-                None => anyhow!("cannot read program {shown}: not found"),
-            })?;
-            let dir = key.parent().map(Path::to_path_buf).unwrap_or_default();
-            (text, shown, key, dir)
-        }
-    };
-    if stack.contains(&key) {
-        return Err(err_at(
-            from.unwrap(),
-            format!("recursive #include of {shown}"),
-        ));
+        self.stack.push(key);
+        let toks = self.text(&shown, &text, &dir, macros)?;
+        self.stack.pop();
+        Ok(toks)
     }
-    stack.push(key);
-    parse_text(files, &shown, &text, &dir, out, stack)?;
-    stack.pop();
-    Ok(())
-}
 
-fn parse_text(
-    files: Files,
-    name: &str,
-    text: &str,
-    dir: &Path,
-    out: &mut Source,
-    stack: &mut Vec<PathBuf>,
-) -> Result<()> {
-    let file: Arc<str> = Arc::from(name);
-    let toks = lex(&file, text)?;
-    let mut p = Parser {
-        toks,
-        pos: 0,
-        out,
-        files,
-        dir: dir.to_path_buf(),
-        stack,
-    };
-    p.program()
+    /// The preprocessed tokens of `text` (named `name`; includes resolve against `dir`).
+    fn text(
+        &mut self,
+        name: &str,
+        text: &str,
+        dir: &Path,
+        macros: &mut Macros,
+    ) -> Result<Vec<Token>> {
+        let file: Arc<str> = Arc::from(name);
+        let toks = lex(&file, text)?;
+        preproc::run(toks, macros, &mut |rel, loc, m| {
+            self.file(&dir.join(rel), Some(loc), m)
+        })
+    }
 }
 
 impl Parser<'_> {
@@ -226,6 +224,8 @@ impl Parser<'_> {
             Tok::Str(s) => format!("string \"{s}\""),
             Tok::Dir(s) => format!("`.{s}`"),
             Tok::Include(_) => "`#include`".into(),
+            Tok::Hash(d) => format!("`#{d}`"),
+            Tok::EndDir => "end of line".into(),
             Tok::P(p) => format!("`{p}`"),
             Tok::Eof => "end of file".into(),
         }
@@ -265,11 +265,6 @@ impl Parser<'_> {
             let loc = self.loc();
             match self.peek().clone() {
                 Tok::Eof => return Ok(()),
-                Tok::Include(rel) => {
-                    self.bump();
-                    let path = self.dir.join(&rel);
-                    parse_into(self.files, &path, Some(&loc), self.out, self.stack)?;
-                }
                 Tok::Dir(d) => {
                     self.bump();
                     match d.as_str() {
