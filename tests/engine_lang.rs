@@ -1571,3 +1571,20 @@ fn preprocessor_defines_macros_and_conditionals() {
         "{e}"
     );
 }
+
+#[test]
+fn variables_used_once_do_not_make_a_join() {
+    // y and z occur once: `a(y, _)` and `a(_, z)` are tests, not 300 x 300 loops
+    let src = r#"
+        .decl n(x: number)
+        .decl a(x: number, y: number)
+        .decl r(x: number)
+        .decl c(x: number, k: number)
+        n(0). n(x + 1) :- n(x), x < 299.
+        a(x, x + 1) :- n(x).
+        r(x) :- n(x), a(y, _), a(_, z), a(w, w + 1), x > 297.
+        c(x, k) :- n(x), x < 2, k = count : { a(x, v) }.
+    "#;
+    assert_eq!(eval(src, "r"), lines(&["298", "299"]));
+    assert_eq!(eval(src, "c"), lines(&["0\t1", "1\t1"]));
+}

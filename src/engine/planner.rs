@@ -561,6 +561,34 @@ fn binds_nothing(args: &[Arg], bound: &[bool]) -> bool {
     })
 }
 
+/// The rule's body with each variable that occurs once in the whole rule,
+/// as a plain atom argument, turned into `_` (Soufflé warns about those): an
+/// atom left with nothing to bind becomes a test instead of a loop.
+fn single_use_as_anon(rule: &Rule) -> Vec<Lit> {
+    let mut count = vec![0usize; rule.var_names.len()];
+    let mut vs = Vec::new();
+    for l in &rule.body {
+        lit_vars(l, &mut vs);
+    }
+    for e in &rule.head {
+        expr_vars(e, &mut vs);
+    }
+    for v in vs {
+        count[v] += 1;
+    }
+    let mut body = rule.body.clone();
+    for l in &mut body {
+        if let Lit::Atom { args, .. } = l {
+            for a in args.iter_mut() {
+                if matches!(a, Arg::Var(v) if count[*v] == 1) {
+                    *a = Arg::Anon;
+                }
+            }
+        }
+    }
+    body
+}
+
 /// Plan one version of a rule. `versions[i]` applies to body literal `i`.
 fn plan_rule(
     sizes: &[usize],
@@ -575,7 +603,8 @@ fn plan_rule(
         per_row: false,
     };
     let mut bound = vec![false; rule.var_names.len()];
-    let steps = p.plan_body(&rule.body, versions, &mut bound)?;
+    let body = single_use_as_anon(rule);
+    let steps = p.plan_body(&body, versions, &mut bound)?;
     for v in &rule.head_vars {
         if !bound[*v] {
             return Err(err_at(
