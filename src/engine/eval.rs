@@ -82,7 +82,7 @@ type Sink<'s> = dyn FnMut(&mut [u32]) -> Result<()> + 's;
 
 impl Runtime<'_> {
     fn view(&self, rel: usize, version: Version) -> (u32, u32) {
-        let len = self.rels[rel].len() as u32;
+        let len = self.rels[rel].row_count() as u32;
         match version {
             Version::Full => (0, len),
             Version::Delta => (self.delta_start[rel], len),
@@ -101,6 +101,7 @@ impl Runtime<'_> {
         self.syms.write().unwrap().intern(s)
     }
 
+    #[inline(always)]
     fn eval_key(&self, key: &[Expr], env: &mut [u32], buf: &mut [u32]) -> Result<bool> {
         for (j, k) in key.iter().enumerate() {
             match self.eval(k, env)? {
@@ -138,8 +139,8 @@ impl Runtime<'_> {
                     same,
                     checks,
                 };
-                key_values!(self, key, env, kv);
                 if let Some(eq) = r.eqrel() {
+                    key_values!(self, key, env, kv);
                     let key = index.map(|ix| (r.indexes[self.indexes[ix]].cols[0], kv[0]));
                     return eq.scan(part(*version), key, |row| {
                         self.row_step(&row_step, &row, steps, i, env, sink)
@@ -157,9 +158,12 @@ impl Runtime<'_> {
                         }
                         Ok(())
                     }
-                    Some(ix) => r.lookup(self.indexes[*ix], kv, lo, hi, |id| {
-                        self.row_step(&row_step, r.row(id), steps, i, env, sink)
-                    }),
+                    Some(ix) => {
+                        key_values!(self, key, env, kv);
+                        r.lookup(self.indexes[*ix], kv, lo, hi, |id| {
+                            self.row_step(&row_step, r.row(id), steps, i, env, sink)
+                        })
+                    }
                 }
             }
             Step::Member { rel, version, row } => {
@@ -288,6 +292,7 @@ impl Runtime<'_> {
     }
 
     /// One row of an atom: the checks within the row, then its bindings, then the next step.
+    #[inline(always)]
     fn row_step(
         &self,
         rs: &RowStep,
@@ -521,6 +526,7 @@ fn run_round(
     let run = |t: &Task| -> Result<(usize, Vec<u32>, usize)> {
         let plan = &plans[t.plan];
         let head_rel = &rt.rels[plan.head_rel];
+        let head_eq = head_rel.eqrel();
         let mut env = vec![0u32; plan.nvars];
         let mut out: Vec<u32> = Vec::new();
         let mut count = 0usize;
@@ -533,7 +539,11 @@ fn run_round(
                     None => return Ok(()),
                 }
             }
-            if !head_rel.contains(&row) {
+            let known = match head_eq {
+                Some(eq) => eq.contains(row[0], row[1], Part::All),
+                None => head_rel.find(&row).is_some(),
+            };
+            if !known {
                 out.extend_from_slice(&row);
                 count += 1;
             }
@@ -565,6 +575,13 @@ fn insert_all(
         let r = &mut rels[rel];
         let (a, before) = (r.arity, r.len());
         let info = &prog.rels[rel];
+        if a > 0 && info.limit.is_none() && info.choice.is_empty() && r.eqrel().is_none() {
+            for row in rows.chunks_exact(a) {
+                r.insert_row(row);
+            }
+            stats.derived += (r.len() - before) as u64;
+            continue;
+        }
         let limit = info.limit.unwrap_or(usize::MAX);
         let choice: Vec<usize> = info.choice.iter().map(|k| r.ensure_index(k)).collect();
         let mut key = Vec::new();

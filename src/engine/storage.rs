@@ -279,6 +279,12 @@ impl Relation {
         }
     }
 
+    /// Rows stored in `data` (what positions range over; 0 for an `eqrel` relation).
+    #[inline]
+    pub fn row_count(&self) -> usize {
+        self.len
+    }
+
     pub fn len(&self) -> usize {
         match &self.eq {
             Some(eq) => eq.len(),
@@ -344,6 +350,12 @@ impl Relation {
         if let Some(eq) = &mut self.eq {
             return eq.insert(row[0], row[1]);
         }
+        self.insert_row(row)
+    }
+
+    /// Insert a row into `data` (not for an `eqrel` relation); false if present.
+    #[inline]
+    pub fn insert_row(&mut self, row: &[u32]) -> bool {
         let h = hash_vals(row.iter().copied());
         if self.dedup.find_row(h, |id| self.row(id) == row).is_some() {
             return false;
