@@ -1588,3 +1588,26 @@ fn variables_used_once_do_not_make_a_join() {
     assert_eq!(eval(src, "r"), lines(&["298", "299"]));
     assert_eq!(eval(src, "c"), lines(&["0\t1", "1\t1"]));
 }
+
+#[test]
+fn deprecated_type_declarations_and_io_qualifiers_are_accepted() {
+    let src = r#"
+        .number_type N
+        .symbol_type S
+        .type T
+        .decl e(x: N) input
+        .decl a(x: N, s: S, t: T) output printsize
+        a(1, "x", "y").
+        a(x, "e", "f") :- e(x).
+    "#;
+    let prog = Program::from_source("old.dl", src).unwrap();
+    assert_eq!(prog.inputs(), vec!["e"]);
+    assert_eq!(prog.outputs(), vec!["a"]);
+    assert_eq!(
+        eval_with(src, &[("e", &[&["7"]])], "a", 2),
+        lines(&["1\tx\ty", "7\te\tf"])
+    );
+    // `T` is a symbol subtype: a number does not fit
+    let e = err(".type T\n.decl a(x: T)\na(1).\n");
+    assert!(e.contains("bad.dl:3:3:"), "{e}");
+}

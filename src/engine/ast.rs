@@ -201,4 +201,6 @@ pub struct Source {
     pub pragmas: Vec<(String, String, Loc)>,
     /// `.limitsize R(n=N)`.
     pub limits: Vec<(String, usize, Loc)>,
+    /// Deprecated syntax that was accepted, as Soufflé warns about it.
+    pub deprecated: Vec<(Loc, String)>,
 }

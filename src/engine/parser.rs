@@ -269,6 +269,15 @@ impl Parser<'_> {
                     self.bump();
                     match d.as_str() {
                         "type" => self.type_decl(loc)?,
+                        "number_type" | "symbol_type" => {
+                            let name = self.ident()?;
+                            let base = if d == "number_type" {
+                                "number"
+                            } else {
+                                "symbol"
+                            };
+                            self.deprecated_type(name, base, loc);
+                        }
                         "decl" => self.rel_decl(loc)?,
                         "input" => self.io(IoKind::Input)?,
                         "output" => self.io(IoKind::Output)?,
@@ -305,10 +314,25 @@ impl Parser<'_> {
             }
             TypeDef::Union(members)
         } else {
-            return self.unexpected("`<:` or `=`");
+            // `.type T` alone: Soufflé's deprecated form of `.type T <: symbol`
+            self.deprecated_type(name, "symbol", loc);
+            return Ok(());
         };
         self.out.types.push(TypeDecl { name, def, loc });
         Ok(())
+    }
+
+    /// `.number_type T`, `.symbol_type T`, `.type T`: a subset type, with
+    /// Soufflé's deprecation warning.
+    fn deprecated_type(&mut self, name: String, base: &str, loc: Loc) {
+        self.out
+            .deprecated
+            .push((loc.clone(), "Deprecated type declaration used".into()));
+        self.out.types.push(TypeDecl {
+            name,
+            def: TypeDef::Subset(base.into()),
+            loc,
+        });
     }
 
     /// `.decl A, B(attrs) qualifiers`: one declaration per name.
@@ -339,6 +363,7 @@ impl Parser<'_> {
         self.expect(")")?;
         let mut qualifiers = Vec::new();
         let mut choice = Vec::new();
+        let mut io_tags = Vec::new();
         // a qualifier is a word not followed by `(` (which starts a clause)
         while let Tok::Ident(q) = self.peek().clone()
             && !matches!(self.peek2(), Tok::P("("))
@@ -353,12 +378,32 @@ impl Parser<'_> {
                 self.choice_domains(&mut choice)?;
                 continue;
             }
+            if let Some(kind) = match q.as_str() {
+                "input" => Some(IoKind::Input),
+                "output" => Some(IoKind::Output),
+                "printsize" => Some(IoKind::PrintSize),
+                _ => None,
+            } {
+                // the deprecated form of `.input R` etc.
+                let msg = format!("Deprecated {q} qualifier was used");
+                self.out.deprecated.push((l.clone(), msg));
+                io_tags.push(kind);
+                continue;
+            }
             if !QUALIFIERS.contains(&q.as_str()) {
                 return Err(err_at(&l, format!("unsupported relation qualifier `{q}`")));
             }
             qualifiers.push((q, l));
         }
         for (name, loc) in names {
+            for kind in &io_tags {
+                self.out.ios.push(IoDirective {
+                    kind: *kind,
+                    rel: name.clone(),
+                    params: vec![],
+                    loc: loc.clone(),
+                });
+            }
             self.out.decls.push(RelDecl {
                 name,
                 attrs: attrs.clone(),

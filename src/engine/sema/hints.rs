@@ -41,6 +41,12 @@ const PRAGMA_KEYS: [&str; 24] = [
 ];
 
 pub fn check(src: &Source, decls: &mut Decls) -> Result<()> {
+    // as in Soufflé, `.pragma "legacy"` silences the deprecation warnings
+    if !src.pragmas.iter().any(|(k, _, _)| k == "legacy") {
+        for (loc, msg) in &src.deprecated {
+            eprintln!("warning: {loc}: {msg}");
+        }
+    }
     let mut seen: HashMap<&str, &Loc> = HashMap::new();
     for (k, _, loc) in &src.pragmas {
         if !PRAGMA_KEYS.contains(&k.as_str()) {
