@@ -452,3 +452,52 @@ fn missing_program_file() {
     let o = llfacts(&["run", "absent.dl"], t.path());
     assert_fails(&o, &["absent.dl"]);
 }
+
+#[test]
+fn io_headers_rfc4180_compress_and_gzipped_facts() {
+    use std::io::{Read, Write};
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        r#"
+.decl h(name: symbol, n: number)
+.input h(headers=true)
+.output h(headers=true)
+.decl q(name: symbol, n: number)
+.input q(rfc4180=true, headers=true)
+.output q(rfc4180=true)
+.decl z(name: symbol, n: number)
+.input z(filename="z.facts.gz")
+.output z(compress=true)
+"#,
+    );
+    write(d, "facts/h.facts", "name\tn\nb\t2\na\t1\n");
+    // a quoted delimiter, a doubled quote, and a field spanning two lines
+    write(
+        d,
+        "facts/q.facts",
+        "name,n\n\"a,b\",1\n\"say \"\"hi\"\"\",2\n\"two\nlines\",3\nplain,4\n",
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"y\t2\nx\t1\n").unwrap();
+    std::fs::write(d.join("facts/z.facts.gz"), gz.finish().unwrap()).unwrap();
+    let o = llfacts(&["run", "p.dl", "-F", "facts", "-D", "out"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read(d, "out/h.csv"), "name\tn\na\t1\nb\t2\n");
+    // Soufflé writes a `"` inside a quoted symbol as `\""`
+    assert_eq!(
+        read(d, "out/q.csv"),
+        "\"a,b\",1\n\"plain\",4\n\"say \\\"\"hi\\\"\"\",2\n\"two\nlines\",3\n"
+    );
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(d.join("out/z.csv.gz")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, "x\t1\ny\t2\n");
+    // an unbalanced quote is a one-line error with the file and line
+    write(d, "facts/q.facts", "name,n\n\"a,1\n");
+    let o = llfacts(&["run", "p.dl", "-F", "facts", "-D", "out"], d);
+    assert_fails(&o, &["Error loading q data", "q.facts"]);
+}

@@ -40,6 +40,9 @@ pub enum BinOp {
     Bshr,
     Land,
     Lor,
+    Lxor,
+    /// `bshru`: logical shift right, on any integer type.
+    Bshru,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +58,8 @@ pub enum AggOp {
     Sum,
     Min,
     Max,
+    /// Average of float targets (a float; no value over an empty set).
+    Mean,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,6 +169,10 @@ pub struct Attr {
 pub struct RelDecl {
     pub name: String,
     pub attrs: Vec<Attr>,
+    /// Qualifiers after the attributes (`eqrel`, `inline`, `btree`, ...).
+    pub qualifiers: Vec<(String, Loc)>,
+    /// `choice-domain` keys: each a list of attribute names.
+    pub choice: Vec<(Vec<String>, Loc)>,
     pub loc: Loc,
 }
 
@@ -188,4 +197,10 @@ pub struct Source {
     pub decls: Vec<RelDecl>,
     pub ios: Vec<IoDirective>,
     pub clauses: Vec<Clause>,
+    /// `.pragma "key" "value"` (value `""` when absent).
+    pub pragmas: Vec<(String, String, Loc)>,
+    /// `.limitsize R(n=N)`.
+    pub limits: Vec<(String, usize, Loc)>,
+    /// Deprecated syntax that was accepted, as Soufflé warns about it.
+    pub deprecated: Vec<(Loc, String)>,
 }

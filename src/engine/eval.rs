@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::ast::{AggOp, BinOp, CmpOp};
+use super::eqrel::Part;
 use super::functors;
 use super::ir::{Base, Checked};
 use super::planner::{AggPlan, Plan, PlanExpr as Expr, Step, Version, plan_stratum};
@@ -47,11 +48,41 @@ fn key_buf<'b>(stack: &'b mut [u32; 8], heap: &'b mut Vec<u32>, n: usize) -> &'b
     }
 }
 
+/// What an atom step does with each row (see `Step::Atom`).
+struct RowStep<'p> {
+    binds: &'p [(usize, usize)],
+    same: &'p [(usize, usize)],
+    checks: &'p [(usize, Expr)],
+}
+
+/// The pairs of an `eqrel` relation a version reads.
+fn part(v: Version) -> Part {
+    match v {
+        Version::Full => Part::All,
+        Version::Delta => Part::New,
+        Version::Old => Part::Old,
+    }
+}
+
+/// Evaluate the key expressions `$key` into `$kv` (on the stack when short);
+/// a key with no value (an empty aggregate) means no match: return.
+macro_rules! key_values {
+    ($self:ident, $key:expr, $env:expr, $kv:ident) => {
+        let mut stack = [0u32; 8];
+        let mut heap = Vec::new();
+        let buf = key_buf(&mut stack, &mut heap, $key.len());
+        if !$self.eval_key($key, $env, buf)? {
+            return Ok(());
+        }
+        let $kv: &[u32] = buf;
+    };
+}
+
 type Sink<'s> = dyn FnMut(&mut [u32]) -> Result<()> + 's;
 
 impl Runtime<'_> {
     fn view(&self, rel: usize, version: Version) -> (u32, u32) {
-        let len = self.rels[rel].len() as u32;
+        let len = self.rels[rel].row_count() as u32;
         match version {
             Version::Full => (0, len),
             Version::Delta => (self.delta_start[rel], len),
@@ -70,6 +101,7 @@ impl Runtime<'_> {
         self.syms.write().unwrap().intern(s)
     }
 
+    #[inline(always)]
     fn eval_key(&self, key: &[Expr], env: &mut [u32], buf: &mut [u32]) -> Result<bool> {
         for (j, k) in key.iter().enumerate() {
             match self.eval(k, env)? {
@@ -102,6 +134,18 @@ impl Runtime<'_> {
                 checks,
             } => {
                 let r = &self.rels[*rel];
+                let row_step = RowStep {
+                    binds,
+                    same,
+                    checks,
+                };
+                if let Some(eq) = r.eqrel() {
+                    key_values!(self, key, env, kv);
+                    let key = index.map(|ix| (r.indexes[self.indexes[ix]].cols[0], kv[0]));
+                    return eq.scan(part(*version), key, |row| {
+                        self.row_step(&row_step, &row, steps, i, env, sink)
+                    });
+                }
                 let (mut lo, mut hi) = self.view(*rel, *version);
                 if let Some((a, b)) = range {
                     lo = a;
@@ -110,74 +154,60 @@ impl Runtime<'_> {
                 match index {
                     None => {
                         for id in lo..hi {
-                            let row = r.row(id);
-                            if same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
-                                continue;
-                            }
-                            for (c, v) in binds {
-                                env[*v] = row[*c];
-                            }
-                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
-                                continue;
-                            }
-                            self.exec(steps, i + 1, env, None, sink)?;
+                            self.row_step(&row_step, r.row(id), steps, i, env, sink)?;
                         }
+                        Ok(())
                     }
                     Some(ix) => {
-                        let mut stack = [0u32; 8];
-                        let mut heap = Vec::new();
-                        let kv = key_buf(&mut stack, &mut heap, key.len());
-                        if !self.eval_key(key, env, kv)? {
-                            return Ok(());
-                        }
-                        let kv: &[u32] = kv;
+                        key_values!(self, key, env, kv);
                         r.lookup(self.indexes[*ix], kv, lo, hi, |id| {
-                            let row = r.row(id);
-                            if same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
-                                return Ok(());
-                            }
-                            for (c, v) in binds {
-                                env[*v] = row[*c];
-                            }
-                            if !checks.is_empty() && !self.checks_hold(checks, row, env)? {
-                                return Ok(());
-                            }
-                            self.exec(steps, i + 1, env, None, sink)
-                        })?;
+                            self.row_step(&row_step, r.row(id), steps, i, env, sink)
+                        })
                     }
+                }
+            }
+            Step::Member { rel, version, row } => {
+                key_values!(self, row, env, kv);
+                let r = &self.rels[*rel];
+                let (lo, hi) = self.view(*rel, *version);
+                let found = match r.eqrel() {
+                    Some(eq) => eq.contains(kv[0], kv[1], part(*version)),
+                    None => r.find(kv).is_some_and(|id| id >= lo && id < hi),
+                };
+                if found {
+                    self.exec(steps, i + 1, env, None, sink)?;
                 }
                 Ok(())
             }
-            Step::Member { rel, version, row } => {
-                let mut stack = [0u32; 8];
-                let mut heap = Vec::new();
-                let kv = key_buf(&mut stack, &mut heap, row.len());
-                if !self.eval_key(row, env, kv)? {
-                    return Ok(());
-                }
-                let kv: &[u32] = kv;
+            Step::Exists {
+                rel,
+                version,
+                index,
+                key,
+            } => {
+                key_values!(self, key, env, kv);
                 let r = &self.rels[*rel];
                 let (lo, hi) = self.view(*rel, *version);
-                if let Some(id) = r.find(kv)
-                    && id >= lo
-                    && id < hi
-                {
+                let found = match (index, r.eqrel()) {
+                    (None, None) => lo < hi,
+                    (Some(ix), None) => r.any_in(self.indexes[*ix], kv, lo, hi),
+                    (ix, Some(eq)) => {
+                        let key = ix.map(|ix| (r.indexes[self.indexes[ix]].cols[0], kv[0]));
+                        eq.any(part(*version), key)
+                    }
+                };
+                if found {
                     self.exec(steps, i + 1, env, None, sink)?;
                 }
                 Ok(())
             }
             Step::Neg { rel, index, key } => {
-                let mut stack = [0u32; 8];
-                let mut heap = Vec::new();
-                let kv = key_buf(&mut stack, &mut heap, key.len());
-                if !self.eval_key(key, env, kv)? {
-                    return Ok(());
-                }
-                let kv: &[u32] = kv;
+                key_values!(self, key, env, kv);
                 let r = &self.rels[*rel];
-                let present = match index {
-                    None => r.contains(kv),
-                    Some(ix) => r.has_key(self.indexes[*ix], kv),
+                let present = match (index, r.eqrel()) {
+                    (None, _) => r.contains(kv),
+                    (Some(ix), None) => r.has_key(self.indexes[*ix], kv),
+                    (Some(_), Some(eq)) => eq.any(Part::All, Some((0, kv[0]))),
                 };
                 if !present {
                     self.exec(steps, i + 1, env, None, sink)?;
@@ -225,6 +255,32 @@ impl Runtime<'_> {
                 }
                 Ok(())
             }
+            Step::Range {
+                slot,
+                base,
+                args,
+                test,
+            } => {
+                key_values!(self, args, env, kv);
+                let (from, to, step) = (kv[0], kv[1], kv.get(2).copied());
+                if *test {
+                    let want = env[*slot];
+                    let mut hit = false;
+                    functors::range(*base, from, to, step, &mut |v| {
+                        hit |= functors::cmp_num(*base, v, want).is_eq();
+                        Ok(())
+                    })?;
+                    return if hit {
+                        self.exec(steps, i + 1, env, None, sink)
+                    } else {
+                        Ok(())
+                    };
+                }
+                functors::range(*base, from, to, step, &mut |v| {
+                    env[*slot] = v;
+                    self.exec(steps, i + 1, env, None, sink)
+                })
+            }
             Step::Bind { slot, expr } => {
                 if let Some(v) = self.eval(expr, env)? {
                     env[*slot] = v;
@@ -233,6 +289,29 @@ impl Runtime<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// One row of an atom: the checks within the row, then its bindings, then the next step.
+    #[inline(always)]
+    fn row_step(
+        &self,
+        rs: &RowStep,
+        row: &[u32],
+        steps: &[Step],
+        i: usize,
+        env: &mut [u32],
+        sink: &mut Sink,
+    ) -> Result<()> {
+        if rs.same.iter().any(|(c, c0)| row[*c] != row[*c0]) {
+            return Ok(());
+        }
+        for (c, v) in rs.binds {
+            env[*v] = row[*c];
+        }
+        if !rs.checks.is_empty() && !self.checks_hold(rs.checks, row, env)? {
+            return Ok(());
+        }
+        self.exec(steps, i + 1, env, None, sink)
     }
 
     /// Whether each column of `checks` equals its expression (`R(x, x + 1)`).
@@ -362,7 +441,7 @@ impl Runtime<'_> {
                 };
                 acc = Some(match (acc, agg.op) {
                     (None, _) => v,
-                    (Some(a), AggOp::Sum) => functors::bin(BinOp::Add, base, a, v)?,
+                    (Some(a), AggOp::Sum | AggOp::Mean) => functors::bin(BinOp::Add, base, a, v)?,
                     (Some(a), AggOp::Min) => {
                         if functors::cmp_num(base, v, a).is_lt() {
                             v
@@ -387,6 +466,8 @@ impl Runtime<'_> {
             AggOp::Count => Some(count),
             AggOp::Sum => Some(acc.unwrap_or(if base == Base::Flt { 0f32.to_bits() } else { 0 })),
             AggOp::Min | AggOp::Max => acc,
+            // Soufflé sums the floats, then divides by the count in float
+            AggOp::Mean => acc.map(|s| (f32::from_bits(s) / count as f32).to_bits()),
         })
     }
 }
@@ -418,6 +499,7 @@ fn run_round(
             index: None,
             ..
         }) = plan.steps.first()
+            && rt.rels[*rel].eqrel().is_none()
         {
             let (lo, hi) = rt.view(*rel, *version);
             if hi <= lo {
@@ -444,6 +526,7 @@ fn run_round(
     let run = |t: &Task| -> Result<(usize, Vec<u32>, usize)> {
         let plan = &plans[t.plan];
         let head_rel = &rt.rels[plan.head_rel];
+        let head_eq = head_rel.eqrel();
         let mut env = vec![0u32; plan.nvars];
         let mut out: Vec<u32> = Vec::new();
         let mut count = 0usize;
@@ -456,7 +539,11 @@ fn run_round(
                     None => return Ok(()),
                 }
             }
-            if !head_rel.contains(&row) {
+            let known = match head_eq {
+                Some(eq) => eq.contains(row[0], row[1], Part::All),
+                None => head_rel.find(&row).is_some(),
+            };
+            if !known {
                 out.extend_from_slice(&row);
                 count += 1;
             }
@@ -475,21 +562,50 @@ fn run_round(
     results.into_iter().collect()
 }
 
-fn insert_all(rels: &mut [Relation], outs: Vec<(usize, Vec<u32>, usize)>, stats: &mut EvalStats) {
+/// Insert the rounds' new rows, in task order; a relation under `.limitsize`
+/// takes rows until it holds its limit, and one with a `choice-domain` takes
+/// a row only if no row has its key yet (the first in task order wins).
+fn insert_all(
+    prog: &Checked,
+    rels: &mut [Relation],
+    outs: Vec<(usize, Vec<u32>, usize)>,
+    stats: &mut EvalStats,
+) {
     for (rel, rows, count) in outs {
         let r = &mut rels[rel];
-        let a = r.arity;
-        if a == 0 {
-            if count > 0 && r.insert(&[]) {
-                stats.derived += 1;
+        let (a, before) = (r.arity, r.len());
+        let info = &prog.rels[rel];
+        if a > 0 && info.limit.is_none() && info.choice.is_empty() && r.eqrel().is_none() {
+            for row in rows.chunks_exact(a) {
+                r.insert_row(row);
             }
+            stats.derived += (r.len() - before) as u64;
             continue;
         }
-        for row in rows.chunks_exact(a) {
-            if r.insert(row) {
-                stats.derived += 1;
+        let limit = info.limit.unwrap_or(usize::MAX);
+        let choice: Vec<usize> = info.choice.iter().map(|k| r.ensure_index(k)).collect();
+        let mut key = Vec::new();
+        if a == 0 {
+            if count > 0 && limit > 0 {
+                r.insert(&[]);
+            }
+        } else {
+            for row in rows.chunks_exact(a) {
+                if r.len() >= limit {
+                    break;
+                }
+                let taken = choice.iter().zip(&info.choice).any(|(ix, cols)| {
+                    key.clear();
+                    key.extend(cols.iter().map(|c| row[*c]));
+                    r.has_key(*ix, &key)
+                });
+                if !taken {
+                    r.insert(row);
+                }
             }
         }
+        // an `eqrel` insertion may add many pairs
+        stats.derived += (r.len() - before) as u64;
     }
 }
 
@@ -556,13 +672,14 @@ pub fn evaluate(
                 regexes: &regexes,
             };
             let outs = run_round(base, &rt, &pool)?;
-            insert_all(rels, outs, &mut stats);
+            insert_all(prog, rels, outs, &mut stats);
         }
         if rec.is_empty() {
             continue;
         }
         for r in &stratum.rels {
             delta_start[*r] = 0;
+            rels[*r].mark_delta(true);
         }
         loop {
             stats.iterations += 1;
@@ -577,7 +694,10 @@ pub fn evaluate(
                 };
                 run_round(rec, &rt, &pool)?
             };
-            insert_all(rels, outs, &mut stats);
+            for r in &stratum.rels {
+                rels[*r].mark_delta(false);
+            }
+            insert_all(prog, rels, outs, &mut stats);
             let mut grew = false;
             for (k, r) in stratum.rels.iter().enumerate() {
                 delta_start[*r] = before[k];
@@ -592,6 +712,7 @@ pub fn evaluate(
         // After the stratum, its relations are complete: everything is "old".
         for r in &stratum.rels {
             delta_start[*r] = rels[*r].len() as u32;
+            rels[*r].mark_delta(false);
         }
     }
     Ok(stats)

@@ -45,6 +45,8 @@ pub fn bin(op: BinOp, base: Base, a: u32, b: u32) -> Result<u32> {
                 BinOp::Bshr => x >> (y as u32 & SHIFT_MASK),
                 BinOp::Land => (x != 0 && y != 0) as i32,
                 BinOp::Lor => (x != 0 || y != 0) as i32,
+                BinOp::Lxor => ((x != 0) != (y != 0)) as i32,
+                BinOp::Bshru => ((x as u32) >> (y as u32 & SHIFT_MASK)) as i32,
             }) as u32
         }
         Base::Uns => match op {
@@ -68,9 +70,10 @@ pub fn bin(op: BinOp, base: Base, a: u32, b: u32) -> Result<u32> {
             BinOp::Bor => a | b,
             BinOp::Bxor => a ^ b,
             BinOp::Bshl => a << (b & SHIFT_MASK),
-            BinOp::Bshr => a >> (b & SHIFT_MASK),
+            BinOp::Bshr | BinOp::Bshru => a >> (b & SHIFT_MASK),
             BinOp::Land => (a != 0 && b != 0) as u32,
             BinOp::Lor => (a != 0 || b != 0) as u32,
+            BinOp::Lxor => ((a != 0) != (b != 0)) as u32,
         },
         Base::Flt => {
             let (x, y) = (f(a), f(b));
@@ -431,4 +434,58 @@ mod tests {
         assert_eq!(format_float(f32::NAN), "nan");
         assert_eq!(format_float(f32::INFINITY), "inf");
     }
+}
+
+/// The values of `range(from, to[, step])` in Soufflé's order: `to` is
+/// excluded; without a step it is 1, or -1 when `from > to` (for unsigned, a
+/// descending walk); a zero step gives `from` once unless `from = to`.
+/// Integer steps cannot overflow here (64-bit counters); a float step too
+/// small to move stops after its first value.
+pub fn range(
+    base: Base,
+    from: u32,
+    to: u32,
+    step: Option<u32>,
+    f: &mut dyn FnMut(u32) -> Result<()>,
+) -> Result<()> {
+    match base {
+        Base::Flt => {
+            let (a, b) = (f32::from_bits(from), f32::from_bits(to));
+            let s = step.map_or(if a <= b { 1.0 } else { -1.0 }, f32::from_bits);
+            let mut x = a;
+            while (s > 0.0 && x < b) || (s < 0.0 && b < x) {
+                f(x.to_bits())?;
+                if x + s == x {
+                    break;
+                }
+                x += s;
+            }
+            if s == 0.0 && a != b {
+                f(from)?;
+            }
+        }
+        Base::Uns => {
+            let (a, b) = (from as i64, to as i64);
+            let s = step.map_or(if a <= b { 1 } else { -1 }, |s| s as i64);
+            int_range(a, b, s, f)?;
+        }
+        _ => {
+            let (a, b) = (from as i32 as i64, to as i32 as i64);
+            let s = step.map_or(if a <= b { 1 } else { -1 }, |s| s as i32 as i64);
+            int_range(a, b, s, f)?;
+        }
+    }
+    Ok(())
+}
+
+fn int_range(a: i64, b: i64, s: i64, f: &mut dyn FnMut(u32) -> Result<()>) -> Result<()> {
+    let mut x = a;
+    while (s > 0 && x < b) || (s < 0 && b < x) {
+        f(x as u32)?;
+        x += s;
+    }
+    if s == 0 && a != b {
+        f(a as u32)?;
+    }
+    Ok(())
 }

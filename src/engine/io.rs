@@ -2,12 +2,16 @@
 //!
 //! `.input R` reads `FACT_DIR/R.facts`, `.output R` writes `OUT_DIR/R.csv`:
 //! tab-separated, no header, no quoting. `filename=` (relative names resolve
-//! against the fact/output directory, absolute ones are kept), `delimiter=`
-//! and `IO=file` (`IO=stdout` for outputs) are honoured.
+//! against the fact/output directory, absolute ones are kept), `delimiter=`,
+//! `IO=file` (`IO=stdout` for outputs), `headers=true`, `rfc4180=true`
+//! (quoted fields, `,` by default) and `compress=true` (gzip output) are
+//! honoured; gzipped fact files are read whatever their name, as Soufflé
+//! (built with zlib) does.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
@@ -53,15 +57,42 @@ pub fn validate_params(io: &IoDirective) -> Result<()> {
                     return Err(err_at(&io.loc, format!("empty {k}")));
                 }
             }
+            "headers" | "rfc4180" | "compress" => {
+                if v != "true" && v != "false" {
+                    return Err(err_at(
+                        &io.loc,
+                        format!("{k} must be true or false, not {v}"),
+                    ));
+                }
+            }
             _ => return Err(err_at(&io.loc, format!("unsupported IO parameter `{k}`"))),
+        }
+    }
+    if flag(Some(io), "rfc4180") {
+        let d = delimiter(Some(io));
+        if d.contains('"') {
+            return Err(err_at(
+                &io.loc,
+                "CSV delimiter cannot contain '\"' character when rfc4180 is enabled.",
+            ));
+        }
+        if d.len() != 1 && io.kind == IoKind::Input {
+            return Err(err_at(&io.loc, "rfc4180 input needs a one-byte delimiter"));
         }
     }
     Ok(())
 }
 
+/// A `true`/`false` parameter.
+fn flag(io: Option<&IoDirective>, key: &str) -> bool {
+    io.and_then(|io| param(io, key)) == Some("true")
+}
+
+/// The delimiter: tab, or `,` with `rfc4180=true` (Soufflé's defaults).
 fn delimiter(io: Option<&IoDirective>) -> String {
+    let default = if flag(io, "rfc4180") { "," } else { "\t" };
     io.and_then(|io| param(io, "delimiter"))
-        .unwrap_or("\t")
+        .unwrap_or(default)
         .to_string()
 }
 
@@ -74,9 +105,14 @@ pub fn input_path(rel: &RelInfo, io: &IoDirective, fact_dir: &Path) -> PathBuf {
 }
 
 pub fn output_path(rel: &RelInfo, io: &IoDirective, out_dir: &Path) -> PathBuf {
+    let ext = if flag(Some(io), "compress") {
+        "csv.gz"
+    } else {
+        "csv"
+    };
     let name = param(io, "filename")
         .map(str::to_string)
-        .unwrap_or_else(|| format!("{}.csv", rel.name));
+        .unwrap_or_else(|| format!("{}.{ext}", rel.name));
     let p = PathBuf::from(&name);
     if p.is_absolute() { p } else { out_dir.join(p) }
 }
@@ -98,52 +134,109 @@ pub fn read_input(
     syms: &mut Symbols,
 ) -> Result<()> {
     let path = input_path(rel, io, fact_dir);
-    let bytes = std::fs::read(&path).map_err(|_| {
-        anyhow!(
-            "Error loading {} data: Cannot open fact file {}",
-            rel.name,
-            path.display()
-        )
-    })?;
-    let text = String::from_utf8_lossy(&bytes);
+    let load_err = |what: String| anyhow!("Error loading {} data: {what}", rel.name);
+    let mut bytes = std::fs::read(&path)
+        .map_err(|_| load_err(format!("Cannot open fact file {}", path.display())))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut plain)
+            .map_err(|e| load_err(format!("{}: cannot decompress: {e}", path.display())))?;
+        bytes = plain;
+    }
+    let mut rows = RowReader {
+        rel,
+        path: &path,
+        row: Vec::with_capacity(rel.types.len()),
+        store,
+        syms,
+    };
     let delim = delimiter(Some(io));
-    let arity = rel.types.len();
-    store.reserve(text.bytes().filter(|b| *b == b'\n').count() + 1);
-    let mut row = Vec::with_capacity(arity);
-    let mut fields: Vec<&str> = Vec::with_capacity(arity);
+    let headers = flag(Some(io), "headers");
+    if flag(Some(io), "rfc4180") {
+        let mut rd = csv::ReaderBuilder::new()
+            .delimiter(delim.as_bytes()[0])
+            .has_headers(headers)
+            .flexible(true)
+            .from_reader(&bytes[..]);
+        let mut rec = csv::ByteRecord::new();
+        loop {
+            let line = rd.position().line() as usize;
+            match rd.read_byte_record(&mut rec) {
+                Ok(false) => return Ok(()),
+                Ok(true) => {
+                    let fields: Vec<Cow<str>> = rec.iter().map(String::from_utf8_lossy).collect();
+                    let fields: Vec<&str> = fields.iter().map(|f| f.as_ref()).collect();
+                    rows.add(line, &fields)?;
+                }
+                Err(e) => {
+                    return Err(load_err(format!("{}:{line}: {e}", path.display())));
+                }
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    rows.store
+        .reserve(text.bytes().filter(|b| *b == b'\n').count() + 1);
+    let mut fields: Vec<&str> = Vec::with_capacity(rel.types.len());
     for (n, line) in text.split_terminator('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let lineno = n + 1;
-        row.clear();
-        if arity == 0 {
-            store.insert(&[]);
+        if headers && n == 0 {
             continue;
         }
+        let line = line.strip_suffix('\r').unwrap_or(line);
         split_fields(line, &delim, &mut fields);
+        rows.add(n + 1, &fields)?;
+    }
+    Ok(())
+}
+
+/// Turns the fields of fact-file lines into rows of one relation.
+struct RowReader<'a> {
+    rel: &'a RelInfo,
+    path: &'a Path,
+    row: Vec<u32>,
+    store: &'a mut Relation,
+    syms: &'a mut Symbols,
+}
+
+impl RowReader<'_> {
+    /// Insert the row of line `lineno`, whose fields are `fields`.
+    fn add(&mut self, lineno: usize, fields: &[&str]) -> Result<()> {
+        let (rel, arity) = (self.rel, self.rel.types.len());
+        if arity == 0 {
+            self.store.insert(&[]);
+            return Ok(());
+        }
+        let at = || {
+            format!(
+                "Error loading {} data: {}:{lineno}",
+                rel.name,
+                self.path.display()
+            )
+        };
         if fields.len() != arity {
             bail!(
-                "Error loading {} data: {}:{lineno}: wrong number of columns: expected {arity}, found {}",
-                rel.name,
-                path.display(),
+                "{}: wrong number of columns: expected {arity}, found {}",
+                at(),
                 fields.len()
             );
         }
+        self.row.clear();
         for (c, f) in fields.iter().enumerate() {
             let base = rel.types[c];
-            match parse_field(base, f, syms) {
-                Some(v) => row.push(v),
+            match parse_field(base, f, self.syms) {
+                Some(v) => self.row.push(v),
                 None => bail!(
-                    "Error loading {} data: {}:{lineno}: cannot convert \"{f}\" to {} in column {}",
-                    rel.name,
-                    path.display(),
+                    "{}: cannot convert \"{f}\" to {} in column {}",
+                    at(),
                     base.name(),
                     c + 1
                 ),
             }
         }
-        store.insert(&row);
+        self.store.insert(&self.row);
+        Ok(())
     }
-    Ok(())
 }
 
 /// Split a fact line at `delim` into `out` (reused across lines); a one-byte
@@ -177,13 +270,16 @@ pub fn cmp_rows(types: &[Base], a: &[u32], b: &[u32], syms: &Symbols) -> Orderin
     Ordering::Equal
 }
 
-pub fn sorted_rows<'r>(rel: &RelInfo, store: &'r Relation, syms: &Symbols) -> Vec<&'r [u32]> {
-    let mut rows: Vec<&[u32]> = store.rows().collect();
+/// The rows of `flat` (a relation's rows flattened, `Relation::flat`), sorted.
+pub fn sorted_rows<'r>(rel: &RelInfo, flat: &'r [u32], syms: &Symbols) -> Vec<&'r [u32]> {
+    let mut rows: Vec<&[u32]> = flat.chunks_exact(rel.types.len().max(1)).collect();
     rows.sort_unstable_by(|a, b| cmp_rows(&rel.types, a, b, syms));
     rows
 }
 
-fn render(rel: &RelInfo, store: &Relation, syms: &Symbols, delim: &str) -> String {
+/// The rows as text; with `rfc4180`, symbols are quoted the way Soufflé
+/// quotes them (a `"` inside becomes `\""`).
+fn render(rel: &RelInfo, store: &Relation, syms: &Symbols, delim: &str, rfc4180: bool) -> String {
     let mut out = String::new();
     if rel.types.is_empty() {
         if !store.is_empty() {
@@ -191,12 +287,23 @@ fn render(rel: &RelInfo, store: &Relation, syms: &Symbols, delim: &str) -> Strin
         }
         return out;
     }
-    for row in sorted_rows(rel, store, syms) {
+    let flat = store.flat();
+    for row in sorted_rows(rel, &flat, syms) {
         for (c, v) in row.iter().enumerate() {
             if c > 0 {
                 out.push_str(delim);
             }
             match rel.types[c] {
+                Base::Sym if rfc4180 => {
+                    out.push('"');
+                    for ch in syms.resolve(*v).chars() {
+                        if ch == '"' {
+                            out.push_str("\\\"");
+                        }
+                        out.push(ch);
+                    }
+                    out.push('"');
+                }
                 Base::Sym => out.push_str(syms.resolve(*v)),
                 b => {
                     let _ = write!(out, "{}", functors::show(b, *v));
@@ -225,14 +332,13 @@ pub fn write_output(
     let delim = delimiter(io);
     let to_stdout =
         matches!(target, OutTarget::Stdout) || io.and_then(|io| param(io, "IO")) == Some("stdout");
-    let body = render(rel, store, syms, &delim);
+    let body = render(rel, store, syms, &delim, flag(io, "rfc4180"));
+    // With `-D -`, Soufflé also sets `headers=true`: the attribute names,
+    // joined by the delimiter, come first.
+    let headers = matches!(target, OutTarget::Stdout) || flag(io, "headers");
+    let names = format!("{}\n", rel.attr_names.join(&delim));
     if to_stdout {
-        // With `-D -`, Soufflé also sets `headers=true`: the attribute names,
-        // joined by the delimiter, follow the relation's name.
-        let header = match target {
-            OutTarget::Stdout => format!("{}\n", rel.attr_names.join(&delim)),
-            OutTarget::Dir(_) => String::new(),
-        };
+        let header = if headers { names.as_str() } else { "" };
         let mut so = std::io::stdout().lock();
         write!(
             so,
@@ -252,7 +358,15 @@ pub fn write_output(
         std::fs::create_dir_all(parent)
             .map_err(|e| anyhow!("cannot create output directory {}: {e}", parent.display()))?;
     }
-    std::fs::write(&path, body).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+    let text = if headers { names + &body } else { body };
+    let bytes = if flag(io, "compress") {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(text.as_bytes())?;
+        gz.finish()?
+    } else {
+        text.into_bytes()
+    };
+    std::fs::write(&path, bytes).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
 }
 
 pub fn print_size(rel: &RelInfo, store: &Relation) -> Result<()> {

@@ -36,6 +36,14 @@ pub struct RelInfo {
     pub inputs: Vec<IoDirective>,
     pub outputs: Vec<IoDirective>,
     pub printsize: bool,
+    /// `eqrel`: a binary equivalence relation (stored as a union-find).
+    pub eqrel: bool,
+    /// `inline`: Soufflé substitutes its rules; only restricts how it is used.
+    pub inline: bool,
+    /// `choice-domain` keys (column lists): at most one tuple per key value.
+    pub choice: Vec<Vec<usize>>,
+    /// `.limitsize R(n=N)`: stop deriving once `N` tuples exist.
+    pub limit: Option<usize>,
 }
 
 /// An expression over variable slots. `A` is what an aggregate carries: its
@@ -107,6 +115,13 @@ pub enum Lit {
         neg: bool,
         re: Expr,
         s: Expr,
+        loc: Loc,
+    },
+    /// `var = range(from, to[, step])`: binds `var` to each value (or tests it).
+    Range {
+        var: usize,
+        base: Base,
+        args: Vec<Expr>,
         loc: Loc,
     },
 }
@@ -193,6 +208,10 @@ pub fn lit_vars(l: &Lit, out: &mut Vec<usize>) {
             expr_vars(a, out);
             expr_vars(b, out);
         }
+        Lit::Range { var, args, .. } => {
+            out.push(*var);
+            args.iter().for_each(|a| expr_vars(a, out));
+        }
     }
 }
 
@@ -229,7 +248,8 @@ pub fn lit_loc(l: &Lit) -> &Loc {
         | Lit::Neg { loc, .. }
         | Lit::Cmp { loc, .. }
         | Lit::Contains { loc, .. }
-        | Lit::Match { loc, .. } => loc,
+        | Lit::Match { loc, .. }
+        | Lit::Range { loc, .. } => loc,
     }
 }
 

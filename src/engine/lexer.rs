@@ -1,5 +1,6 @@
 //! Lexer: program text to tokens, each with its position. `#include` lines
-//! become `Include` tokens; the parser follows them.
+//! become `Include` tokens; other preprocessor lines become `Hash(name)`,
+//! their tokens, then `EndDir` (`preproc` handles both).
 
 use std::sync::Arc;
 
@@ -18,6 +19,9 @@ pub enum Tok {
     /// `.decl`, `.type`, ... (name without the dot)
     Dir(String),
     Include(String),
+    /// `#name` starting a preprocessor line (its tokens follow, then `EndDir`).
+    Hash(String),
+    EndDir,
     P(&'static str),
     Eof,
 }
@@ -27,9 +31,9 @@ pub struct Token {
     pub loc: Loc,
 }
 
-const PUNCTS: [&str; 24] = [
-    ":-", "<:", "!=", "<=", ">=", "(", ")", "{", "}", ",", ".", ":", ";", "!", "=", "<", ">", "+",
-    "-", "*", "/", "%", "^", "|",
+const PUNCTS: [&str; 27] = [
+    ":-", "<:", "!=", "<=", ">=", "&&", "||", "==", "(", ")", "{", "}", ",", ".", ":", ";", "!",
+    "=", "<", ">", "+", "-", "*", "/", "%", "^", "|",
 ];
 
 /// Split `text` (the contents of `file`) into tokens, ending with `Eof`.
@@ -42,9 +46,16 @@ pub fn lex(file: &Arc<str>, text: &str) -> Result<Vec<Token>> {
         line: 1,
         col: 1,
         toks: Vec::new(),
+        in_dir: false,
     };
     lx.run()?;
     let eof = lx.loc(lx.line, lx.col);
+    if lx.in_dir {
+        lx.toks.push(Token {
+            tok: Tok::EndDir,
+            loc: eof.clone(),
+        });
+    }
     lx.toks.push(Token {
         tok: Tok::Eof,
         loc: eof,
@@ -61,6 +72,8 @@ struct Lexer<'a> {
     line: u32,
     col: u32,
     toks: Vec<Token>,
+    /// Inside a preprocessor line (ended by a newline not escaped by `\`).
+    in_dir: bool,
 }
 
 impl Lexer<'_> {
@@ -102,8 +115,20 @@ impl Lexer<'_> {
         while self.i < self.bytes.len() {
             let c = self.bytes[self.i];
             if c == b'\n' {
+                if self.in_dir {
+                    let l = self.loc(self.line, self.col);
+                    self.toks.push(Token {
+                        tok: Tok::EndDir,
+                        loc: l,
+                    });
+                    self.in_dir = false;
+                }
                 self.advance(self.i + 1);
                 at_line_start = true;
+                continue;
+            }
+            if c == b'\\' && self.in_dir && self.bytes.get(self.i + 1) == Some(&b'\n') {
+                self.advance(self.i + 2); // a continued preprocessor line
                 continue;
             }
             if c.is_ascii_whitespace() {
@@ -173,16 +198,21 @@ impl Lexer<'_> {
         j
     }
 
-    /// `#include "path"` (the only preprocessor directive supported), at `l`.
+    /// A preprocessor line at `l`: `#include "path"` becomes one token, any
+    /// other `#name` a `Hash` token followed by the line's tokens.
     fn include(&mut self, l: Loc) -> Result<()> {
         let j = self.line_end();
         let directive = self.text[self.i..j].trim_end();
         let rest = directive.strip_prefix('#').unwrap().trim_start();
         let Some(arg) = rest.strip_prefix("include") else {
-            return Err(err_at(
-                &l,
-                format!("unsupported preprocessor directive `{directive}`"),
-            ));
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let end = self.i + (directive.len() - rest.len()) + name.len();
+            self.push(Tok::Hash(name), l, end);
+            self.in_dir = true;
+            return Ok(());
         };
         let arg = arg.trim();
         if arg.len() < 2 || !arg.starts_with('"') || !arg.ends_with('"') {
@@ -243,6 +273,10 @@ impl Lexer<'_> {
         let (bytes, text, i) = (self.bytes, self.text, self.i);
         let mut j = i;
         let tok;
+        if let Some((end, ip)) = self.ipv4(l.clone())? {
+            self.push(Tok::Int(ip.to_string(), false), l, end);
+            return Ok(());
+        }
         if c == b'0'
             && matches!(bytes.get(i + 1), Some(b'x') | Some(b'b'))
             && bytes.get(i + 2).is_some_and(|b| b.is_ascii_hexdigit())
@@ -271,6 +305,36 @@ impl Lexer<'_> {
         }
         self.push(tok, l, j);
         Ok(())
+    }
+
+    /// An IPv4 literal `a.b.c.d` at the current position: its end and its
+    /// value, `(a<<24)+(b<<16)+(c<<8)+d` wrapped to a 32-bit `number`, as
+    /// Soufflé's scanner computes it.
+    fn ipv4(&self, l: Loc) -> Result<Option<(usize, i64)>> {
+        let mut j = self.i;
+        let mut parts = Vec::new();
+        for k in 0..4 {
+            let e = self.scan(j, |b| b.is_ascii_digit());
+            if e == j {
+                return Ok(None);
+            }
+            parts.push(&self.text[j..e]);
+            j = e;
+            if k < 3 {
+                if self.bytes.get(j) != Some(&b'.') {
+                    return Ok(None);
+                }
+                j += 1;
+            }
+        }
+        let mut v: u32 = 0;
+        for p in parts {
+            match p.parse::<u32>() {
+                Ok(x) if x <= 255 => v = (v << 8) | x,
+                _ => return Err(err_at(&l, "IP out of range")),
+            }
+        }
+        Ok(Some((j, v as i32 as i64)))
     }
 
     /// Punctuation; characters of unsupported syntax get their own message.

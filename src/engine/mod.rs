@@ -19,6 +19,7 @@
 //! ```
 
 mod ast;
+mod eqrel;
 mod eval;
 mod functors;
 mod io;
@@ -26,6 +27,7 @@ mod ir;
 mod lexer;
 mod parser;
 mod planner;
+mod preproc;
 mod sema;
 mod storage;
 
@@ -149,7 +151,13 @@ impl<'p> Database<'p> {
             .checked
             .rels
             .iter()
-            .map(|r| Relation::new(r.types.len()))
+            .map(|r| {
+                if r.eqrel {
+                    Relation::new_eqrel()
+                } else {
+                    Relation::new(r.types.len())
+                }
+            })
             .collect();
         Database {
             program,
@@ -243,7 +251,11 @@ impl<'p> Database<'p> {
     pub fn rows(&self, relation: &str) -> Result<Vec<Vec<Value>>> {
         let r = self.program.rel(relation)?;
         let info = &self.program.checked.rels[r];
-        Ok(io::sorted_rows(info, &self.rels[r], &self.syms)
+        if info.types.is_empty() {
+            return Ok(vec![vec![]; self.rels[r].len()]);
+        }
+        let flat = self.rels[r].flat();
+        Ok(io::sorted_rows(info, &flat, &self.syms)
             .into_iter()
             .map(|row| {
                 row.iter()

@@ -12,9 +12,10 @@ use anyhow::{Result, anyhow};
 
 use super::ast::*;
 use super::lexer::{Tok, Token, lex};
+use super::preproc::{self, Macros};
 
 /// Names that are functors, not relations, when followed by `(`.
-const FUNCTORS: [&str; 13] = [
+const FUNCTORS: [&str; 14] = [
     "cat",
     "strlen",
     "substr",
@@ -28,14 +29,27 @@ const FUNCTORS: [&str; 13] = [
     "as",
     "contains",
     "match",
+    "range",
+];
+
+/// Relation qualifiers: representations and hints that change no meaning
+/// (`inline` and `eqrel` do, and are checked in `sema`).
+const QUALIFIERS: [&str; 9] = [
+    "eqrel",
+    "inline",
+    "no_inline",
+    "magic",
+    "no_magic",
+    "brie",
+    "btree",
+    "btree_delete",
+    "overridable",
 ];
 
 /// Unary operators written as words; `bnot(x)` is an expression.
 const UNARY_WORDS: [&str; 2] = ["bnot", "lnot"];
 
-const KEYWORDS_UNSUPPORTED: [&str; 8] = [
-    "mean", "nil", "range", "autoinc", "lxor", "bshru", "true", "false",
-];
+const KEYWORDS_UNSUPPORTED: [&str; 2] = ["nil", "autoinc"];
 
 /// Where program files come from.
 #[derive(Clone, Copy)]
@@ -49,49 +63,56 @@ struct Parser<'a> {
     toks: Vec<Token>,
     pos: usize,
     out: &'a mut Source,
+}
+
+/// Reads program files into preprocessed tokens, following `#include`s.
+struct Loader<'a> {
     files: Files<'a>,
-    /// Directory of the file being parsed; includes resolve against it.
-    dir: PathBuf,
-    /// Files being parsed, outermost first (to reject recursive includes).
-    stack: &'a mut Vec<PathBuf>,
+    /// Files being read, outermost first (to reject recursive includes).
+    stack: Vec<PathBuf>,
 }
 
 /// Parse a program from a file, following `#include`s.
 pub fn parse_file(path: &Path) -> Result<Source> {
-    let mut src = Source::default();
-    let mut stack = Vec::new();
-    parse_into(Files::Disk, path, None, &mut src, &mut stack)?;
-    Ok(src)
+    let mut ld = Loader {
+        files: Files::Disk,
+        stack: Vec::new(),
+    };
+    let toks = ld.file(path, None, &mut Macros::default())?;
+    parse_tokens(toks)
 }
 
 /// Parse a program held in memory; `#include` paths resolve against the current directory.
 pub fn parse_source(name: &str, text: &str) -> Result<Source> {
-    let mut src = Source::default();
-    let mut stack = Vec::new();
-    parse_text(
-        Files::Disk,
-        name,
-        text,
-        Path::new("."),
-        &mut src,
-        &mut stack,
-    )?;
-    Ok(src)
+    let mut ld = Loader {
+        files: Files::Disk,
+        stack: Vec::new(),
+    };
+    let toks = ld.text(name, text, Path::new("."), &mut Macros::default())?;
+    parse_tokens(toks)
 }
 
 /// Parse the program `entry` of `files`, a map from `/`-separated relative
 /// paths to contents, which also serves its `#include`s.
 pub fn parse_files(entry: &str, files: &BTreeMap<String, String>) -> Result<Source> {
-    let mut src = Source::default();
-    let mut stack = Vec::new();
-    parse_into(
-        Files::Memory(files),
-        Path::new(entry),
-        None,
-        &mut src,
-        &mut stack,
-    )?;
-    Ok(src)
+    let mut ld = Loader {
+        files: Files::Memory(files),
+        stack: Vec::new(),
+    };
+    let toks = ld.file(Path::new(entry), None, &mut Macros::default())?;
+    parse_tokens(toks)
+}
+
+/// Parse preprocessed tokens (ending with `Eof`).
+fn parse_tokens(toks: Vec<Token>) -> Result<Source> {
+    let mut out = Source::default();
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        out: &mut out,
+    };
+    p.program()?;
+    Ok(out)
 }
 
 /// `path` without `.` components and with `dir/..` pairs removed (leading `..` stay).
@@ -109,71 +130,61 @@ fn normalize(path: &Path) -> PathBuf {
     out.iter().collect()
 }
 
-/// Parse the file at `path` (included from `from`, if it is an include) into `out`.
-fn parse_into(
-    files: Files,
-    path: &Path,
-    from: Option<&Loc>,
-    out: &mut Source,
-    stack: &mut Vec<PathBuf>,
-) -> Result<()> {
-    // The text, the name shown in positions, the identity of the file (for
-    // recursion) and the directory its includes resolve against.
-    let (text, shown, key, dir) = match files {
-        Files::Disk => {
-            let text = std::fs::read_to_string(path).map_err(|e| match from {
-                Some(l) => err_at(
-                    l,
-                    format!("cannot read included file {}: {e}", path.display()),
-                ),
-                None => anyhow!("cannot read program {}: {e}", path.display()),
-            })?;
-            let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            (text, path.display().to_string(), canon, dir)
+impl Loader<'_> {
+    /// The tokens of the file at `path` (included from `from`, if it is an include).
+    fn file(&mut self, path: &Path, from: Option<&Loc>, macros: &mut Macros) -> Result<Vec<Token>> {
+        // The text, the name shown in positions, the identity of the file (for
+        // recursion) and the directory its includes resolve against.
+        let (text, shown, key, dir) = match self.files {
+            Files::Disk => {
+                let text = std::fs::read_to_string(path).map_err(|e| match from {
+                    Some(l) => err_at(
+                        l,
+                        format!("cannot read included file {}: {e}", path.display()),
+                    ),
+                    None => anyhow!("cannot read program {}: {e}", path.display()),
+                })?;
+                let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                (text, path.display().to_string(), canon, dir)
+            }
+            Files::Memory(map) => {
+                let key = normalize(path);
+                let shown = key.to_string_lossy().replace('\\', "/");
+                let text = map.get(&shown).cloned().ok_or_else(|| match from {
+                    Some(l) => err_at(l, format!("cannot read included file {shown}: not found")),
+                    None => anyhow!("cannot read program {shown}: not found"),
+                })?;
+                let dir = key.parent().map(Path::to_path_buf).unwrap_or_default();
+                (text, shown, key, dir)
+            }
+        };
+        if self.stack.contains(&key) {
+            return Err(err_at(
+                from.unwrap(),
+                format!("recursive #include of {shown}"),
+            ));
         }
-        Files::Memory(map) => {
-            let key = normalize(path);
-            let shown = key.to_string_lossy().replace('\\', "/");
-            let text = map.get(&shown).cloned().ok_or_else(|| match from {
-                Some(l) => err_at(l, format!("cannot read included file {shown}: not found")),
-                None => anyhow!("cannot read program {shown}: not found"),
-            })?;
-            let dir = key.parent().map(Path::to_path_buf).unwrap_or_default();
-            (text, shown, key, dir)
-        }
-    };
-    if stack.contains(&key) {
-        return Err(err_at(
-            from.unwrap(),
-            format!("recursive #include of {shown}"),
-        ));
+        self.stack.push(key);
+        let toks = self.text(&shown, &text, &dir, macros)?;
+        self.stack.pop();
+        Ok(toks)
     }
-    stack.push(key);
-    parse_text(files, &shown, &text, &dir, out, stack)?;
-    stack.pop();
-    Ok(())
-}
 
-fn parse_text(
-    files: Files,
-    name: &str,
-    text: &str,
-    dir: &Path,
-    out: &mut Source,
-    stack: &mut Vec<PathBuf>,
-) -> Result<()> {
-    let file: Arc<str> = Arc::from(name);
-    let toks = lex(&file, text)?;
-    let mut p = Parser {
-        toks,
-        pos: 0,
-        out,
-        files,
-        dir: dir.to_path_buf(),
-        stack,
-    };
-    p.program()
+    /// The preprocessed tokens of `text` (named `name`; includes resolve against `dir`).
+    fn text(
+        &mut self,
+        name: &str,
+        text: &str,
+        dir: &Path,
+        macros: &mut Macros,
+    ) -> Result<Vec<Token>> {
+        let file: Arc<str> = Arc::from(name);
+        let toks = lex(&file, text)?;
+        preproc::run(toks, macros, &mut |rel, loc, m| {
+            self.file(&dir.join(rel), Some(loc), m)
+        })
+    }
 }
 
 impl Parser<'_> {
@@ -213,6 +224,8 @@ impl Parser<'_> {
             Tok::Str(s) => format!("string \"{s}\""),
             Tok::Dir(s) => format!("`.{s}`"),
             Tok::Include(_) => "`#include`".into(),
+            Tok::Hash(d) => format!("`#{d}`"),
+            Tok::EndDir => "end of line".into(),
             Tok::P(p) => format!("`{p}`"),
             Tok::Eof => "end of file".into(),
         }
@@ -252,19 +265,26 @@ impl Parser<'_> {
             let loc = self.loc();
             match self.peek().clone() {
                 Tok::Eof => return Ok(()),
-                Tok::Include(rel) => {
-                    self.bump();
-                    let path = self.dir.join(&rel);
-                    parse_into(self.files, &path, Some(&loc), self.out, self.stack)?;
-                }
                 Tok::Dir(d) => {
                     self.bump();
                     match d.as_str() {
                         "type" => self.type_decl(loc)?,
+                        "number_type" | "symbol_type" => {
+                            let name = self.ident()?;
+                            let base = if d == "number_type" {
+                                "number"
+                            } else {
+                                "symbol"
+                            };
+                            self.deprecated_type(name, base, loc);
+                        }
                         "decl" => self.rel_decl(loc)?,
                         "input" => self.io(IoKind::Input)?,
                         "output" => self.io(IoKind::Output)?,
                         "printsize" => self.io(IoKind::PrintSize)?,
+                        "pragma" => self.pragma(loc)?,
+                        "plan" => self.plan()?,
+                        "limitsize" => self.limitsize(loc)?,
                         _ => return Err(err_at(&loc, format!("unsupported directive `.{d}`"))),
                     }
                 }
@@ -294,14 +314,34 @@ impl Parser<'_> {
             }
             TypeDef::Union(members)
         } else {
-            return self.unexpected("`<:` or `=`");
+            // `.type T` alone: Soufflé's deprecated form of `.type T <: symbol`
+            self.deprecated_type(name, "symbol", loc);
+            return Ok(());
         };
         self.out.types.push(TypeDecl { name, def, loc });
         Ok(())
     }
 
+    /// `.number_type T`, `.symbol_type T`, `.type T`: a subset type, with
+    /// Soufflé's deprecation warning.
+    fn deprecated_type(&mut self, name: String, base: &str, loc: Loc) {
+        self.out
+            .deprecated
+            .push((loc.clone(), "Deprecated type declaration used".into()));
+        self.out.types.push(TypeDecl {
+            name,
+            def: TypeDef::Subset(base.into()),
+            loc,
+        });
+    }
+
+    /// `.decl A, B(attrs) qualifiers`: one declaration per name.
     fn rel_decl(&mut self, loc: Loc) -> Result<()> {
-        let name = self.ident()?;
+        let mut names = vec![(self.ident()?, loc)];
+        while self.eat(",") {
+            let l = self.loc();
+            names.push((self.ident()?, l));
+        }
         self.expect("(")?;
         let mut attrs = Vec::new();
         if !self.is(")") {
@@ -321,14 +361,150 @@ impl Parser<'_> {
             }
         }
         self.expect(")")?;
-        // Representation qualifiers (btree, brie, eqrel, ...) and choice-domain are not supported.
-        if let Tok::Ident(q) = self.peek().clone() {
+        let mut qualifiers = Vec::new();
+        let mut choice = Vec::new();
+        let mut io_tags = Vec::new();
+        // a qualifier is a word not followed by `(` (which starts a clause)
+        while let Tok::Ident(q) = self.peek().clone()
+            && !matches!(self.peek2(), Tok::P("("))
+        {
             let l = self.loc();
-            if !matches!(self.peek2(), Tok::P("(")) {
+            self.bump();
+            if q == "choice" && self.eat("-") {
+                if !matches!(self.peek(), Tok::Ident(w) if w == "domain") {
+                    return self.unexpected("`choice-domain`");
+                }
+                self.bump();
+                self.choice_domains(&mut choice)?;
+                continue;
+            }
+            if let Some(kind) = match q.as_str() {
+                "input" => Some(IoKind::Input),
+                "output" => Some(IoKind::Output),
+                "printsize" => Some(IoKind::PrintSize),
+                _ => None,
+            } {
+                // the deprecated form of `.input R` etc.
+                let msg = format!("Deprecated {q} qualifier was used");
+                self.out.deprecated.push((l.clone(), msg));
+                io_tags.push(kind);
+                continue;
+            }
+            if !QUALIFIERS.contains(&q.as_str()) {
                 return Err(err_at(&l, format!("unsupported relation qualifier `{q}`")));
             }
+            qualifiers.push((q, l));
         }
-        self.out.decls.push(RelDecl { name, attrs, loc });
+        for (name, loc) in names {
+            for kind in &io_tags {
+                self.out.ios.push(IoDirective {
+                    kind: *kind,
+                    rel: name.clone(),
+                    params: vec![],
+                    loc: loc.clone(),
+                });
+            }
+            self.out.decls.push(RelDecl {
+                name,
+                attrs: attrs.clone(),
+                qualifiers: qualifiers.clone(),
+                choice: choice.clone(),
+                loc,
+            });
+        }
+        Ok(())
+    }
+
+    /// `x, (y, z)` after `choice-domain`: each a key of attribute names.
+    fn choice_domains(&mut self, out: &mut Vec<(Vec<String>, Loc)>) -> Result<()> {
+        loop {
+            let l = self.loc();
+            let key = if self.eat("(") {
+                let mut k = vec![self.ident()?];
+                while self.eat(",") {
+                    k.push(self.ident()?);
+                }
+                self.expect(")")?;
+                k
+            } else {
+                vec![self.ident()?]
+            };
+            out.push((key, l));
+            // a `,` continues the list only if a domain follows (not a clause)
+            let more = self.is(",")
+                && match &self.toks[(self.pos + 1).min(self.toks.len() - 1)].tok {
+                    Tok::P("(") => true,
+                    Tok::Ident(_) => !matches!(
+                        self.toks[(self.pos + 2).min(self.toks.len() - 1)].tok,
+                        Tok::P("(")
+                    ),
+                    _ => false,
+                };
+            if !more {
+                return Ok(());
+            }
+            self.bump();
+        }
+    }
+
+    /// `.pragma "key" "value"` or `.pragma "key"`.
+    fn pragma(&mut self, loc: Loc) -> Result<()> {
+        let Tok::Str(key) = self.peek().clone() else {
+            return self.unexpected("a pragma key string");
+        };
+        self.bump();
+        let value = match self.peek().clone() {
+            Tok::Str(v) => {
+                self.bump();
+                v
+            }
+            _ => String::new(),
+        };
+        self.out.pragmas.push((key, value, loc));
+        Ok(())
+    }
+
+    /// `.plan 0:(1,2), 1:(2,1)` after a rule: accepted and not used (the
+    /// planner orders every version itself; a plan changes no tuple).
+    fn plan(&mut self) -> Result<()> {
+        loop {
+            if !matches!(self.peek(), Tok::Int(..)) {
+                return self.unexpected("a rule version number");
+            }
+            self.bump();
+            self.expect(":")?;
+            self.expect("(")?;
+            while !self.eat(")") {
+                if !matches!(self.peek(), Tok::Int(..) | Tok::P(",")) {
+                    return self.unexpected("an atom number");
+                }
+                self.bump();
+            }
+            if !self.eat(",") {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `.limitsize R(n=N)`.
+    fn limitsize(&mut self, loc: Loc) -> Result<()> {
+        let rel = self.ident()?;
+        self.expect("(")?;
+        if !matches!(self.peek(), Tok::Ident(n) if n == "n") {
+            return self.unexpected("`n=`");
+        }
+        self.bump();
+        self.expect("=")?;
+        let n = match self.peek() {
+            Tok::Int(s, false) => s.parse::<usize>().ok(),
+            _ => None,
+        };
+        let Some(n) = n else {
+            return self.unexpected("a size limit");
+        };
+        self.bump();
+        self.expect(")")?;
+        self.out.limits.push((rel, n, loc));
         Ok(())
     }
 
@@ -389,9 +565,6 @@ impl Parser<'_> {
         }
         self.bump();
         let bodies = self.disjunction()?;
-        if self.is("@") || matches!(self.peek(), Tok::Dir(d) if d == "plan") {
-            return Err(err_at(&self.loc(), "`.plan` is not supported"));
-        }
         self.expect(".")?;
         for body in bodies {
             self.out.clauses.push(Clause {
@@ -495,7 +668,7 @@ impl Parser<'_> {
                                     | "%"
                                     | "^"
                             )
-                        ) || matches!(after, Tok::Ident(w) if ["band","bor","bxor","bshl","bshr","land","lor"].contains(&w.as_str()));
+                        ) || matches!(after, Tok::Ident(w) if ["band","bor","bxor","bshl","bshr","bshru","land","lor","lxor"].contains(&w.as_str()));
                         return saw_sep || !cmp;
                     }
                 }
@@ -541,6 +714,16 @@ impl Parser<'_> {
                 &l2,
                 "unsupported negation: only `!relation(..)`, `!contains(..)` and `!match(..)` are supported",
             ));
+        }
+        if let Tok::Ident(n) = self.peek().clone()
+            && (n == "true" || n == "false")
+            && !matches!(self.peek2(), Tok::P("("))
+        {
+            // a literal that always / never holds
+            self.bump();
+            let one = || Term::Number(1, loc.clone());
+            let op = if n == "true" { CmpOp::Eq } else { CmpOp::Ne };
+            return Ok(Literal::Cmp(op, one(), one(), loc));
         }
         if let Tok::Ident(n) = self.peek().clone() {
             if KEYWORDS_UNSUPPORTED.contains(&n.as_str()) && !matches!(self.peek2(), Tok::P("(")) {
@@ -594,23 +777,25 @@ impl Parser<'_> {
         let word = |w: &str| matches!(t, Tok::Ident(s) if s == w);
         match level {
             0 if word("lor") => Some(BinOp::Lor),
-            1 if word("land") => Some(BinOp::Land),
-            2 if word("bor") => Some(BinOp::Bor),
-            3 if word("bxor") => Some(BinOp::Bxor),
-            4 if word("band") => Some(BinOp::Band),
-            5 if word("bshl") => Some(BinOp::Bshl),
-            5 if word("bshr") => Some(BinOp::Bshr),
-            6 if self.is("+") => Some(BinOp::Add),
-            6 if self.is("-") => Some(BinOp::Sub),
-            7 if self.is("*") => Some(BinOp::Mul),
-            7 if self.is("/") => Some(BinOp::Div),
-            7 if self.is("%") => Some(BinOp::Mod),
+            1 if word("lxor") => Some(BinOp::Lxor),
+            2 if word("land") => Some(BinOp::Land),
+            3 if word("bor") => Some(BinOp::Bor),
+            4 if word("bxor") => Some(BinOp::Bxor),
+            5 if word("band") => Some(BinOp::Band),
+            6 if word("bshl") => Some(BinOp::Bshl),
+            6 if word("bshr") => Some(BinOp::Bshr),
+            6 if word("bshru") => Some(BinOp::Bshru),
+            7 if self.is("+") => Some(BinOp::Add),
+            7 if self.is("-") => Some(BinOp::Sub),
+            8 if self.is("*") => Some(BinOp::Mul),
+            8 if self.is("/") => Some(BinOp::Div),
+            8 if self.is("%") => Some(BinOp::Mod),
             _ => None,
         }
     }
 
     fn binary(&mut self, level: usize) -> Result<Term> {
-        if level == 8 {
+        if level == 9 {
             return self.unary();
         }
         let mut lhs = self.binary(level + 1)?;
@@ -711,8 +896,10 @@ impl Parser<'_> {
             Tok::Ident(name) => {
                 self.bump();
                 match name.as_str() {
-                    "count" | "sum" | "min" | "max"
-                        if self.is(":") || name == "sum" || name == "count" || !self.is("(") =>
+                    "count" | "sum" | "min" | "max" | "mean"
+                        if self.is(":")
+                            || matches!(name.as_str(), "sum" | "count" | "mean")
+                            || !self.is("(") =>
                     {
                         return self.aggregate(&name, loc);
                     }
@@ -778,6 +965,7 @@ impl Parser<'_> {
             "count" => AggOp::Count,
             "sum" => AggOp::Sum,
             "min" => AggOp::Min,
+            "mean" => AggOp::Mean,
             _ => AggOp::Max,
         };
         self.expect(":")?;

@@ -5,6 +5,8 @@
 //! (semi-naive versions) or else the one with the most bound columns (ties:
 //! the smaller relation). An atom with bound columns is read through a hash
 //! index on exactly those columns; a fully bound atom is a membership test.
+//! An atom that would bind nothing (only `_` and bound arguments) is placed
+//! like a filter and tested once for a matching row, never joined.
 //!
 //! The planner never touches storage: it reads relation sizes, and its plans
 //! list the indexes they need (`StratumPlan::indexes`), which the evaluator
@@ -70,6 +72,14 @@ pub enum Step {
         version: Version,
         row: Vec<PlanExpr>,
     },
+    /// An atom that binds nothing (only `_` and bound arguments): a test that
+    /// some row matches, run once rather than once per matching row.
+    Exists {
+        rel: usize,
+        version: Version,
+        index: Option<usize>,
+        key: Vec<PlanExpr>,
+    },
     /// Negation; `index` (as in `Atom`) is used when some columns are `_`.
     Neg {
         rel: usize,
@@ -95,6 +105,14 @@ pub enum Step {
     Bind {
         slot: usize,
         expr: PlanExpr,
+    },
+    /// `range(from, to[, step])`: binds `slot` to each value, or, when
+    /// `test`, checks that its value is one of them.
+    Range {
+        slot: usize,
+        base: Base,
+        args: Vec<PlanExpr>,
+        test: bool,
     },
 }
 
@@ -124,6 +142,9 @@ struct Planner<'a> {
     sizes: &'a [usize],
     rule: &'a Rule,
     indexes: &'a mut Vec<IndexSpec>,
+    /// Whether each matching row counts (the body of a single-atom aggregate,
+    /// which ranges over tuples): then an atom is never a mere test.
+    per_row: bool,
 }
 
 impl Planner<'_> {
@@ -153,7 +174,7 @@ impl Planner<'_> {
         let delta_first = versions.iter().position(|v| *v == Version::Delta);
         loop {
             // 1. everything that is ready and does not enumerate
-            self.place_filters(lits, &mut done, bound, &mut steps, false)?;
+            self.place_filters(lits, versions, &mut done, bound, &mut steps, false)?;
             // 2. next atom
             let mut best: Option<(usize, Score)> = None;
             for (i, l) in lits.iter().enumerate() {
@@ -189,7 +210,7 @@ impl Planner<'_> {
             }
             let Some((i, _)) = best else {
                 // 3. no atom: a float equality may bind a variable yet
-                if self.place_filters(lits, &mut done, bound, &mut steps, true)? {
+                if self.place_filters(lits, versions, &mut done, bound, &mut steps, true)? {
                     continue;
                 }
                 break;
@@ -292,6 +313,7 @@ impl Planner<'_> {
     fn place_filters(
         &mut self,
         lits: &[Lit],
+        versions: &[Version],
         done: &mut [bool],
         bound: &mut [bool],
         steps: &mut Vec<Step>,
@@ -305,7 +327,7 @@ impl Planner<'_> {
                 if done[i] {
                     continue;
                 }
-                if let Some(step) = self.try_filter(l, bound, float_binds)? {
+                if let Some(step) = self.try_filter(l, versions[i], bound, float_binds)? {
                     steps.push(step);
                     done[i] = true;
                     progress = true;
@@ -319,40 +341,35 @@ impl Planner<'_> {
     fn try_filter(
         &mut self,
         l: &Lit,
+        version: Version,
         bound: &mut [bool],
         float_binds: bool,
     ) -> Result<Option<Step>> {
         Ok(match l {
+            // An atom that would bind nothing is a test: placed as early as its
+            // keys allow, it runs once per binding instead of once per row.
+            Lit::Atom { rel, args, .. } if !self.per_row && binds_nothing(args, bound) => {
+                let (index, key) = self.test_key(*rel, args, bound)?;
+                Some(match index {
+                    None if !key.is_empty() => Step::Member {
+                        rel: *rel,
+                        version,
+                        row: key,
+                    },
+                    index => Step::Exists {
+                        rel: *rel,
+                        version,
+                        index,
+                        key,
+                    },
+                })
+            }
             Lit::Atom { .. } => None,
             Lit::Neg { rel, args, .. } => {
-                let all_ready = args.iter().all(|a| match a {
-                    Arg::Var(v) => bound[*v],
-                    Arg::Anon => true,
-                    Arg::Expr(e) => ready(e, bound),
-                });
-                if !all_ready {
+                if !binds_nothing(args, bound) {
                     return Ok(None);
                 }
-                let mut cols = Vec::new();
-                let mut key = Vec::new();
-                for (c, a) in args.iter().enumerate() {
-                    match a {
-                        Arg::Var(v) => {
-                            cols.push(c);
-                            key.push(Expr::Var(*v));
-                        }
-                        Arg::Expr(e) => {
-                            cols.push(c);
-                            key.push(self.plan_expr(e, bound)?);
-                        }
-                        Arg::Anon => {}
-                    }
-                }
-                let index = if cols.len() == args.len() {
-                    None
-                } else {
-                    Some(self.index(*rel, cols))
-                };
+                let (index, key) = self.test_key(*rel, args, bound)?;
                 Some(Step::Neg {
                     rel: *rel,
                     index,
@@ -394,6 +411,25 @@ impl Planner<'_> {
                     None
                 }
             }
+            Lit::Range {
+                var, base, args, ..
+            } => {
+                if !args.iter().all(|a| ready(a, bound)) {
+                    return Ok(None);
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.plan_expr(a, bound))
+                    .collect::<Result<_>>()?;
+                let test = bound[*var];
+                bound[*var] = true;
+                Some(Step::Range {
+                    slot: *var,
+                    base: *base,
+                    args,
+                    test,
+                })
+            }
             Lit::Match { neg, re, s, .. } => {
                 if ready(re, bound) && ready(s, bound) {
                     Some(Step::Match {
@@ -408,13 +444,47 @@ impl Planner<'_> {
         })
     }
 
+    /// The key of a test on an atom whose arguments are all bound or `_`: the
+    /// index on its bound columns (`None` when all or none are bound).
+    fn test_key(
+        &mut self,
+        rel: usize,
+        args: &[Arg],
+        bound: &[bool],
+    ) -> Result<(Option<usize>, Vec<PlanExpr>)> {
+        let mut cols = Vec::new();
+        let mut key = Vec::new();
+        for (c, a) in args.iter().enumerate() {
+            match a {
+                Arg::Var(v) => {
+                    cols.push(c);
+                    key.push(Expr::Var(*v));
+                }
+                Arg::Expr(e) => {
+                    cols.push(c);
+                    key.push(self.plan_expr(e, bound)?);
+                }
+                Arg::Anon => {}
+            }
+        }
+        let index = if cols.len() == args.len() || cols.is_empty() {
+            None
+        } else {
+            Some(self.index(rel, cols))
+        };
+        Ok((index, key))
+    }
+
     /// Plan the aggregates inside an expression (their bodies become step lists).
     fn plan_expr(&mut self, e: &Expr, bound: &[bool]) -> Result<PlanExpr> {
         Ok(match e {
             Expr::Agg(agg) => {
                 let mut inner_bound = bound.to_vec();
                 let versions = vec![Version::Full; agg.body.len()];
-                let steps = self.plan_body(&agg.body, &versions, &mut inner_bound)?;
+                let outer = std::mem::replace(&mut self.per_row, agg.single_atom);
+                let steps = self.plan_body(&agg.body, &versions, &mut inner_bound);
+                self.per_row = outer;
+                let steps = steps?;
                 if let Some(t) = &agg.target
                     && !ready(t, &inner_bound)
                 {
@@ -482,6 +552,43 @@ impl Planner<'_> {
     }
 }
 
+/// Whether every argument is `_` or bound already.
+fn binds_nothing(args: &[Arg], bound: &[bool]) -> bool {
+    args.iter().all(|a| match a {
+        Arg::Var(v) => bound[*v],
+        Arg::Anon => true,
+        Arg::Expr(e) => ready(e, bound),
+    })
+}
+
+/// The rule's body with each variable that occurs once in the whole rule,
+/// as a plain atom argument, turned into `_` (Soufflé warns about those): an
+/// atom left with nothing to bind becomes a test instead of a loop.
+fn single_use_as_anon(rule: &Rule) -> Vec<Lit> {
+    let mut count = vec![0usize; rule.var_names.len()];
+    let mut vs = Vec::new();
+    for l in &rule.body {
+        lit_vars(l, &mut vs);
+    }
+    for e in &rule.head {
+        expr_vars(e, &mut vs);
+    }
+    for v in vs {
+        count[v] += 1;
+    }
+    let mut body = rule.body.clone();
+    for l in &mut body {
+        if let Lit::Atom { args, .. } = l {
+            for a in args.iter_mut() {
+                if matches!(a, Arg::Var(v) if count[*v] == 1) {
+                    *a = Arg::Anon;
+                }
+            }
+        }
+    }
+    body
+}
+
 /// Plan one version of a rule. `versions[i]` applies to body literal `i`.
 fn plan_rule(
     sizes: &[usize],
@@ -493,9 +600,11 @@ fn plan_rule(
         sizes,
         rule,
         indexes,
+        per_row: false,
     };
     let mut bound = vec![false; rule.var_names.len()];
-    let steps = p.plan_body(&rule.body, versions, &mut bound)?;
+    let body = single_use_as_anon(rule);
+    let steps = p.plan_body(&body, versions, &mut bound)?;
     for v in &rule.head_vars {
         if !bound[*v] {
             return Err(err_at(

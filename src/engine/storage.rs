@@ -7,9 +7,12 @@
 //! ids. Each secondary index (a set of key columns) maps the key's hash to the
 //! newest row with that key, and chains older ones through `next`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+
+use super::eqrel::EqRel;
 
 pub const NONE: u32 = u32::MAX;
 
@@ -240,6 +243,8 @@ pub struct Relation {
     len: usize,
     dedup: TagTable,
     pub indexes: Vec<Index>,
+    /// An `eqrel` relation keeps its pairs here instead (never in `data`).
+    eq: Option<Box<EqRel>>,
 }
 
 impl Relation {
@@ -250,14 +255,52 @@ impl Relation {
             len: 0,
             dedup: TagTable::default(),
             indexes: Vec::new(),
+            eq: None,
         }
     }
 
-    pub fn len(&self) -> usize {
+    /// A binary equivalence relation (`eqrel`).
+    pub fn new_eqrel() -> Self {
+        Relation {
+            eq: Some(Box::default()),
+            ..Relation::new(2)
+        }
+    }
+
+    /// The union-find of an `eqrel` relation; the evaluator reads it directly.
+    pub fn eqrel(&self) -> Option<&EqRel> {
+        self.eq.as_deref()
+    }
+
+    /// Start a new delta of an `eqrel` relation (others use row positions).
+    pub fn mark_delta(&mut self, empty: bool) {
+        if let Some(eq) = &mut self.eq {
+            eq.mark(empty);
+        }
+    }
+
+    /// Rows stored in `data` (what positions range over; 0 for an `eqrel` relation).
+    #[inline]
+    pub fn row_count(&self) -> usize {
         self.len
     }
+
+    pub fn len(&self) -> usize {
+        match &self.eq {
+            Some(eq) => eq.len(),
+            None => self.len,
+        }
+    }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
+    }
+
+    /// Every row, flattened (an `eqrel` relation's pairs are materialised).
+    pub fn flat(&self) -> Cow<'_, [u32]> {
+        match &self.eq {
+            Some(eq) => Cow::Owned(eq.pairs()),
+            None => Cow::Borrowed(&self.data[..self.len * self.arity]),
+        }
     }
 
     #[inline]
@@ -295,12 +338,24 @@ impl Relation {
     }
 
     pub fn contains(&self, row: &[u32]) -> bool {
-        self.find(row).is_some()
+        match &self.eq {
+            Some(eq) => eq.contains(row[0], row[1], super::eqrel::Part::All),
+            None => self.find(row).is_some(),
+        }
     }
 
     /// Insert a row; returns false if it was already present.
     pub fn insert(&mut self, row: &[u32]) -> bool {
         debug_assert_eq!(row.len(), self.arity);
+        if let Some(eq) = &mut self.eq {
+            return eq.insert(row[0], row[1]);
+        }
+        self.insert_row(row)
+    }
+
+    /// Insert a row into `data` (not for an `eqrel` relation); false if present.
+    #[inline]
+    pub fn insert_row(&mut self, row: &[u32]) -> bool {
         let h = hash_vals(row.iter().copied());
         if self.dedup.find_row(h, |id| self.row(id) == row).is_some() {
             return false;
@@ -342,9 +397,15 @@ impl Relation {
     /// Whether any row has index-`ix` key `key` (negation with `_` columns).
     #[inline]
     pub fn has_key(&self, ix: usize, key: &[u32]) -> bool {
+        self.any_in(ix, key, 0, NONE)
+    }
+
+    /// Whether a row in `[lo, hi)` has index-`ix` key `key`.
+    #[inline]
+    pub fn any_in(&self, ix: usize, key: &[u32], lo: u32, hi: u32) -> bool {
         let index = &self.indexes[ix];
-        let mut cur = self.chain_start(index, key, NONE);
-        while cur != NONE {
+        let mut cur = self.chain_start(index, key, hi);
+        while cur != NONE && cur >= lo {
             if self.key_matches(index, cur, key) {
                 return true;
             }
@@ -368,9 +429,5 @@ impl Relation {
     fn key_matches(&self, index: &Index, id: u32, key: &[u32]) -> bool {
         let r = self.row(id);
         index.cols.iter().zip(key).all(|(c, k)| r[*c] == *k)
-    }
-
-    pub fn rows(&self) -> impl Iterator<Item = &[u32]> {
-        (0..self.len as u32).map(move |i| self.row(i))
     }
 }

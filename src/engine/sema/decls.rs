@@ -53,15 +53,67 @@ pub fn declare(src: &Source, types: &Types) -> Result<Decls> {
             })?;
             tys.push(t);
         }
+        let has = |q: &str| d.qualifiers.iter().any(|(n, _)| n == q);
+        let eqrel = has("eqrel");
+        if eqrel && d.attrs.len() != 2 {
+            return Err(err_at(
+                &d.loc,
+                format!("Equivalence relation {} is not binary", d.name),
+            ));
+        }
+        if eqrel && d.attrs[0].ty != d.attrs[1].ty {
+            return Err(err_at(
+                &d.loc,
+                format!("Domains of equivalence relation {} are different", d.name),
+            ));
+        }
+        let reps = d
+            .qualifiers
+            .iter()
+            .filter(|(q, _)| matches!(q.as_str(), "eqrel" | "brie" | "btree" | "btree_delete"));
+        if let Some((q, l)) = reps.clone().nth(1) {
+            return Err(err_at(
+                l,
+                format!(
+                    "Multiple representation qualifiers for relation {} ({q})",
+                    d.name
+                ),
+            ));
+        }
+        if let (true, Some((_, l))) = (eqrel, d.choice.first()) {
+            return Err(err_at(
+                l,
+                "choice-domain on an eqrel relation is not supported",
+            ));
+        }
+        let attr_names: Vec<String> = d.attrs.iter().map(|a| a.name.clone()).collect();
+        let mut choice = Vec::new();
+        for (key, l) in &d.choice {
+            let mut cols = Vec::new();
+            for k in key {
+                let c = attr_names.iter().position(|a| a == k).ok_or_else(|| {
+                    err_at(
+                        l,
+                        format!("{k} in choice-domain is not an attribute of {}", d.name),
+                    )
+                })?;
+                cols.push(c);
+            }
+            choice.push(cols);
+        }
         rel_index.insert(d.name.clone(), rels.len());
         rels.push(RelInfo {
             name: d.name.clone(),
-            attr_names: d.attrs.iter().map(|a| a.name.clone()).collect(),
+            attr_names,
             types: tys.iter().map(|t| types.info[*t].base).collect(),
             loc: d.loc.clone(),
             inputs: vec![],
             outputs: vec![],
             printsize: false,
+            eqrel,
+            inline: has("inline"),
+            choice,
+            limit: None,
         });
         rel_types.push(tys);
     }

@@ -103,6 +103,13 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
         Lit::Contains { sub: a, s: b, .. } | Lit::Match { re: a, s: b, .. } => {
             ready(a, bound) && ready(b, bound)
         }
+        Lit::Range { var, args, .. } => {
+            let ok = args.iter().all(|a| ready(a, bound));
+            if ok {
+                bound[*var] = true;
+            }
+            ok
+        }
     }
 }
 
@@ -119,6 +126,7 @@ fn lit_exprs(l: &Lit) -> Vec<&Expr> {
         Lit::Cmp { lhs: a, rhs: b, .. }
         | Lit::Contains { sub: a, s: b, .. }
         | Lit::Match { re: a, s: b, .. } => vec![a, b],
+        Lit::Range { args, .. } => args.iter().collect(),
     }
 }
 

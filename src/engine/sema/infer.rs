@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use anyhow::Result;
 
 use super::decls::Decls;
-use super::scope::lit_terms;
+use super::scope::{all_vars, lit_terms};
 use super::types::{ETy, Types};
 use crate::engine::ast::{AggOp, Atom, BinOp, CmpOp, Literal, Loc, Term, UnOp, err_at};
 use crate::engine::ir::{Base, RelInfo};
@@ -130,6 +130,31 @@ impl<'a> Infer<'a> {
             }
             if !changed {
                 break;
+            }
+        }
+        // An equality whose expression has typed variables but no type is a
+        // type error in that expression, not an ungrounded variable.
+        let mut eqs = Vec::new();
+        gather_eqs(body, &mut eqs);
+        for (a, b) in eqs {
+            for (v, e) in [(a, b), (b, a)] {
+                if let Term::Var(name, _) = v
+                    && self
+                        .var_slots
+                        .get(name)
+                        .is_none_or(|s| self.var_ty[*s].is_none())
+                {
+                    let mut vs = Vec::new();
+                    all_vars(e, &mut vs);
+                    let typed = |n: &String| {
+                        self.var_slots
+                            .get(n)
+                            .is_some_and(|s| self.var_ty[*s].is_some())
+                    };
+                    if vs.iter().all(typed) {
+                        self.ty_quiet(e)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -257,6 +282,7 @@ impl<'a> Infer<'a> {
             Term::As(_, ty, _) => self.types.names.get(ty).map(|t| self.types.info[*t].base),
             Term::Agg(a) => match a.op {
                 AggOp::Count => Some(Base::Num),
+                AggOp::Mean => Some(Base::Flt),
                 _ => a.target.as_ref().and_then(|t| self.definite(t)),
             },
         }
@@ -313,6 +339,19 @@ impl<'a> Infer<'a> {
             }
             Term::Agg(agg) => match agg.op {
                 AggOp::Count => any(Base::Num),
+                AggOp::Mean => {
+                    let t = self.ty(agg.target.as_ref().unwrap(), Some(Base::Flt))?;
+                    if t.base != Base::Flt {
+                        return Err(err_at(
+                            &agg.loc,
+                            format!(
+                                "Type mismatch: `mean` needs a float target, found {}",
+                                t.base.name()
+                            ),
+                        ));
+                    }
+                    any(Base::Flt)
+                }
                 _ => {
                     let tg = agg.target.as_ref().unwrap();
                     let t = self.ty(tg, expect)?;
@@ -360,10 +399,11 @@ impl<'a> Infer<'a> {
             _ => matches!(base, Base::Num | Base::Uns),
         };
         if !ok {
+            // Soufflé's words, then which operator and type
             return Err(err_at(
                 l,
                 format!(
-                    "Type mismatch: `{}` is not defined on {}",
+                    "no valid overloads: `{}` is not defined on {}",
                     binop_name(op),
                     base.name()
                 ),
@@ -386,7 +426,12 @@ impl<'a> Infer<'a> {
             return Err(err_at(
                 l,
                 format!(
-                    "Type mismatch: unary operator is not defined on {}",
+                    "Type mismatch: unary operator `{}` is not defined on {}",
+                    match op {
+                        UnOp::Neg => "-",
+                        UnOp::Bnot => "bnot",
+                        UnOp::Lnot => "lnot",
+                    },
                     ta.base.name()
                 ),
             ));
@@ -435,6 +480,23 @@ impl<'a> Infer<'a> {
                     "to_unsigned" => Base::Uns,
                     _ => Base::Flt,
                 })
+            }
+            "range" => {
+                if !(2..=3).contains(&args.len()) {
+                    return arity_err("two or three arguments (from, to[, step])");
+                }
+                let base = args
+                    .iter()
+                    .find_map(|a| self.definite(a))
+                    .or(expect.filter(|b| *b != Base::Sym))
+                    .unwrap_or(Base::Num);
+                if base == Base::Sym {
+                    return Err(err_at(l, "Type mismatch: `range` is not defined on symbol"));
+                }
+                for i in 0..args.len() {
+                    want(i, base)?;
+                }
+                any(base)
             }
             "min" | "max" => {
                 if args.is_empty() {
@@ -529,5 +591,7 @@ pub fn binop_name(op: BinOp) -> &'static str {
         BinOp::Bshr => "bshr",
         BinOp::Land => "land",
         BinOp::Lor => "lor",
+        BinOp::Lxor => "lxor",
+        BinOp::Bshru => "bshru",
     }
 }

@@ -5,10 +5,11 @@
 use anyhow::Result;
 
 use super::decls::Decls;
+use super::generators::{is_range, lift_ranges};
 use super::infer::Infer;
 use super::scope::{all_vars, lit_terms, scope_clause, term_vars_outer, visit_aggs};
 use super::types::Types;
-use crate::engine::ast::{AggOp, Aggregate, Atom, Literal, Loc, Term, err_at};
+use crate::engine::ast::{AggOp, Aggregate, Atom, CmpOp, Literal, Loc, Term, err_at};
 use crate::engine::ir::{AggIr, Arg, Base, Expr, Lit, Rule};
 use crate::engine::storage::Symbols;
 
@@ -45,6 +46,7 @@ impl Lower<'_> {
         let head_rel = self.inf.rel(head)?;
         let mut head = head.clone();
         let mut body = body.to_vec();
+        lift_ranges(&mut head, &mut body);
         scope_clause(&mut head, &mut body);
         for t in &head.args {
             if let Term::Anon(l) = t {
@@ -191,6 +193,35 @@ impl Lower<'_> {
                     loc: a.loc.clone(),
                 }
             }
+            Literal::Cmp(CmpOp::Eq, Term::Var(v, vl), call, loc)
+            | Literal::Cmp(CmpOp::Eq, call, Term::Var(v, vl), loc)
+                if is_range(call) =>
+            {
+                let base = self.inf.ty(call, None)?.base;
+                let var = self.inf.slot(v, vl);
+                if self.inf.var_ty[var]
+                    .as_ref()
+                    .is_some_and(|t| t.base != base)
+                {
+                    return Err(err_at(
+                        loc,
+                        "Type mismatch: cannot compare with the range's type",
+                    ));
+                }
+                let Term::Call(_, args, _) = call else {
+                    unreachable!()
+                };
+                let args = args
+                    .iter()
+                    .map(|a| self.lower_term(a, Some(base)))
+                    .collect::<Result<_>>()?;
+                Lit::Range {
+                    var,
+                    base,
+                    args,
+                    loc: loc.clone(),
+                }
+            }
             Literal::Cmp(op, a, b, loc) => {
                 let base = self
                     .inf
@@ -330,6 +361,9 @@ impl Lower<'_> {
                     Expr::Conv(from, to, Box::new(inner))
                 }
             }
+            "range" => {
+                return Err(err_at(t.loc(), "`range` outside `x = range(..)`"));
+            }
             "min" | "max" => {
                 let base = self.inf.ty(t, expect)?.base;
                 for a in args {
@@ -357,7 +391,8 @@ impl Lower<'_> {
             .iter()
             .filter(|l| matches!(l, Literal::Pos(_)))
             .count();
-        if atoms == 0 {
+        let generates = body.iter().any(|l| matches!(l, Lit::Range { .. }));
+        if atoms == 0 && !generates {
             return Err(err_at(
                 &agg.loc,
                 "aggregate body must contain at least one relation atom",

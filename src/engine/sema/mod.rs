@@ -2,14 +2,17 @@
 //! small passes, in this order:
 //!
 //! 1. `types`: the type environment from `.type` declarations;
-//! 2. `decls`: relations, their column types and I/O directives;
+//! 2. `decls`: relations, their column types and I/O directives; `hints`:
+//!    pragmas, `.limitsize`, `inline` restrictions;
 //! 3. per clause, `scope` (aggregate-local variables renamed apart), `infer`
 //!    (variable types) and `lower` (to the rule IR);
 //! 4. `stratify`: strata in evaluation order, and the relations outputs need;
 //! 5. `ground`: every variable is bound (safety).
 
 mod decls;
+mod generators;
 mod ground;
+mod hints;
 mod infer;
 mod lower;
 mod scope;
@@ -24,7 +27,8 @@ use crate::engine::storage::Symbols;
 
 pub fn check(src: &Source) -> Result<Checked> {
     let types = types::Types::build(src)?;
-    let decls = decls::declare(src, &types)?;
+    let mut decls = decls::declare(src, &types)?;
+    hints::check(src, &mut decls)?;
     let mut symbols = Symbols::default();
     let mut rules = Vec::new();
     let mut edges: Vec<stratify::Edge> = Vec::new();
