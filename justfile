@@ -39,6 +39,13 @@ bench: setup
     cargo build --release --quiet
     python3 fixtures/bench/bench.py
     just bench-engine
+    just bench-andersen
+
+# Points-to benchmark: `llfacts analyze` on SQLite's amalgamation and Lua (sources from
+# crates.io), each at -O0 and after mem2reg; time, peak memory, average and maximum set.
+bench-andersen limit="120":
+    cargo build --release --quiet
+    python3 fixtures/bench/andersen_bench.py --limit {{limit}}
 
 # Engine benchmark: transitive closure of a deterministic 200,000-edge block-diagonal DAG
 # (fixtures/bench/gen_graph.py; the closure is large but bounded). Prints the path count,

@@ -220,8 +220,9 @@ fn analyze_reports_writes_relations_and_draws_the_call_graph() {
     let pts = std::fs::read_to_string(out.join("var_points_to_field.csv")).unwrap();
     for (var, offset) in [("%s", "0"), ("%x", "-1")] {
         assert!(
-            pts.lines().any(|l| l.starts_with(&format!("a:@main:{var}\t"))
-                && l.ends_with(&format!("\t{offset}"))),
+            pts.lines()
+                .any(|l| l.starts_with(&format!("a:@main:{var}\t"))
+                    && l.ends_with(&format!("\t{offset}"))),
             "{var}: {pts}"
         );
     }

@@ -175,6 +175,8 @@ struct Solver {
     /// Locations by dense id: points-to sets are bitmaps of these ids.
     locs: Vec<Loc>,
     loc_ids: HashMap<Loc, u32>,
+    /// The ids of locations at offset -1.
+    unknown_locs: RoaringBitmap,
     pts: Vec<RoaringBitmap>,
     /// What each node gained since it was last processed.
     delta: Vec<RoaringBitmap>,
@@ -276,6 +278,9 @@ impl Solver {
         let i = self.locs.len() as u32;
         self.locs.push(loc);
         self.loc_ids.insert(loc, i);
+        if loc.1 < 0 {
+            self.unknown_locs.insert(i);
+        }
         i
     }
 
@@ -313,8 +318,12 @@ impl Solver {
                 let t = self.find(t);
                 self.add_locs(t, set);
             }
-            _ => {
-                for id in set {
+            Edge::Field(t, _) | Edge::Unknown(t) => {
+                // Locations at -1 stay where they are: one bitmap operation for those.
+                let t = self.find(t);
+                let unknown = set & &self.unknown_locs;
+                self.add_locs(t, &unknown);
+                for id in set - &unknown {
                     let (t, l) = self.transform(e, self.locs[id as usize]);
                     self.add_loc(t, l);
                 }
@@ -894,6 +903,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
         subs: HashMap::default(),
         locs: Vec::new(),
         loc_ids: HashMap::default(),
+        unknown_locs: RoaringBitmap::new(),
         pts: Vec::new(),
         delta: Vec::new(),
         edges: Vec::new(),
@@ -1303,4 +1313,3 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
     }
     Ok(out)
 }
-

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 
 use super::andersen;
 use super::backend::Runner;
+use super::programs::{self, RuleSource};
 use super::solution::Builder;
 pub use super::solution::Solution;
-use super::programs::{self, RuleSource};
 use crate::facts::{FactSet, unescape};
 
 /// The points-to program, its specification.
@@ -29,7 +29,6 @@ pub const OUTPUTS: &[&str] = &[
     "reachable_function",
     "object",
 ];
-
 
 /// How the fixpoint is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,7 +141,6 @@ impl Summary {
 
 /// What is read off a solution: the call graph and may-alias answers.
 impl Solution {
-
     /// The resolved call graph between functions, as Graphviz DOT; indirect edges dashed.
     pub fn call_graph_dot(&self, facts: &FactSet) -> Result<String> {
         let names = function_names(facts)?;
@@ -158,7 +156,9 @@ impl Solution {
             let Some(caller) = caller_of.get(call) else {
                 continue;
             };
-            let indirect = edges.entry((caller.clone(), callee.to_string())).or_insert(true);
+            let indirect = edges
+                .entry((caller.clone(), callee.to_string()))
+                .or_insert(true);
             *indirect &= !direct.contains(call);
         }
         let label = |f: &str| names.get(f).cloned().unwrap_or_else(|| display(f));

@@ -45,28 +45,38 @@ impl Builder {
                 .map_err(|_| anyhow!("{program}: {rel}: `{s}` is not a number"))
         };
         for r in rows("var_points_to_field") {
-            let [v, o, f] = &r[..] else { bail!("{program}: var_points_to_field: {r:?}") };
+            let [v, o, f] = &r[..] else {
+                bail!("{program}: var_points_to_field: {r:?}")
+            };
             let t = (b.sym(v), b.sym(o), num("var_points_to_field", f)?);
             b.var_field.push(t);
         }
         for r in rows("field_points_to") {
-            let [o, f, t, tf] = &r[..] else { bail!("{program}: field_points_to: {r:?}") };
+            let [o, f, t, tf] = &r[..] else {
+                bail!("{program}: field_points_to: {r:?}")
+            };
             let (o, f) = (b.sym(o), num("field_points_to", f)?);
             let (t, tf) = (b.sym(t), num("field_points_to", tf)?);
             b.field.push((o, f, t, tf));
         }
         for r in rows("call_graph_edge") {
-            let [c, f] = &r[..] else { bail!("{program}: call_graph_edge: {r:?}") };
+            let [c, f] = &r[..] else {
+                bail!("{program}: call_graph_edge: {r:?}")
+            };
             let e = (b.sym(c), b.sym(f));
             b.call_edges.push(e);
         }
         for r in rows("reachable_function") {
-            let [f] = &r[..] else { bail!("{program}: reachable_function: {r:?}") };
+            let [f] = &r[..] else {
+                bail!("{program}: reachable_function: {r:?}")
+            };
             let f = b.sym(f);
             b.reachable.push(f);
         }
         for r in rows("object") {
-            let [o, k] = &r[..] else { bail!("{program}: object: {r:?}") };
+            let [o, k] = &r[..] else {
+                bail!("{program}: object: {r:?}")
+            };
             let o = (b.sym(o), b.sym(k));
             b.objects.push(o);
         }
@@ -93,7 +103,12 @@ impl Builder {
             v.dedup();
             v
         }
-        let var_field = sorted(self.var_field.into_iter().map(|(v, o, f)| (r(v), r(o), f)).collect());
+        let var_field = sorted(
+            self.var_field
+                .into_iter()
+                .map(|(v, o, f)| (r(v), r(o), f))
+                .collect(),
+        );
         let mut by_var: HashMap<u32, Range<usize>> = HashMap::new();
         for (i, &(v, _, _)) in var_field.iter().enumerate() {
             by_var.entry(v).or_insert(i..i).end = i + 1;
@@ -103,10 +118,25 @@ impl Builder {
             names: sorted_names,
             ids,
             var_field,
-            field: sorted(self.field.into_iter().map(|(o, f, t, tf)| (r(o), f, r(t), tf)).collect()),
-            call_edges: sorted(self.call_edges.into_iter().map(|(c, f)| (r(c), r(f))).collect()),
+            field: sorted(
+                self.field
+                    .into_iter()
+                    .map(|(o, f, t, tf)| (r(o), f, r(t), tf))
+                    .collect(),
+            ),
+            call_edges: sorted(
+                self.call_edges
+                    .into_iter()
+                    .map(|(c, f)| (r(c), r(f)))
+                    .collect(),
+            ),
             reachable: sorted(self.reachable.into_iter().map(r).collect()),
-            objects: sorted(self.objects.into_iter().map(|(o, k)| (r(o), r(k))).collect()),
+            objects: sorted(
+                self.objects
+                    .into_iter()
+                    .map(|(o, k)| (r(o), r(k)))
+                    .collect(),
+            ),
             by_var,
         }
     }
@@ -207,7 +237,8 @@ impl Solution {
                 }
             }
             "obj_points_to" => {
-                let mut pairs: Vec<(u32, u32)> = self.field.iter().map(|&(o, _, t, _)| (o, t)).collect();
+                let mut pairs: Vec<(u32, u32)> =
+                    self.field.iter().map(|&(o, _, t, _)| (o, t)).collect();
                 pairs.sort_unstable();
                 pairs.dedup();
                 for (o, t) in pairs {
