@@ -172,6 +172,7 @@ struct Solver {
     /// Cells of each object (and of each memory copy's pseudo-object), by offset.
     object_cells: HashMap<u32, Vec<(i32, Node)>>,
     subs: HashMap<u32, Vec<Sub>>,
+    sub_set: HashSet<(u32, Sub)>,
     /// Locations by dense id: points-to sets are bitmaps of these ids.
     locs: Vec<Loc>,
     loc_ids: HashMap<Loc, u32>,
@@ -420,11 +421,11 @@ impl Solver {
     }
 
     fn subscribe(&mut self, obj: u32, s: Sub) {
-        let list = self.subs.entry(obj).or_default();
-        if list.contains(&s) {
+        // A heap blob gathers a subscription per load: look them up in a set.
+        if !self.sub_set.insert((obj, s)) {
             return;
         }
-        list.push(s);
+        self.subs.entry(obj).or_default().push(s);
         let cells = self.object_cells.get(&obj).cloned().unwrap_or_default();
         for (off, c) in cells {
             self.connect(s, off, c);
@@ -901,6 +902,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
         cells: HashMap::default(),
         object_cells: HashMap::default(),
         subs: HashMap::default(),
+        sub_set: HashSet::default(),
         locs: Vec::new(),
         loc_ids: HashMap::default(),
         unknown_locs: RoaringBitmap::new(),
