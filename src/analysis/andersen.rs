@@ -7,6 +7,8 @@
 //! nodes are the pointer nodes, the memory cells `(object, offset)` and a few helper nodes;
 //! edges copy points-to sets (shifting offsets for field edges); loads, stores, calls and
 //! memory copies add edges as the addresses and callees they depend on gain locations.
+//! Points-to sets are bitmaps of dense location ids, so a copy edge moves a difference in
+//! one bitmap operation.
 
 use std::collections::{HashMap as StdMap, HashSet as StdSet};
 
