@@ -43,7 +43,7 @@ bench: setup
 
 # Points-to benchmark: `llfacts analyze` on SQLite's amalgamation and Lua (sources from
 # crates.io), each at -O0 and after mem2reg; time, peak memory, average and maximum set.
-bench-andersen limit="120":
+bench-andersen limit="300":
     cargo build --release --quiet
     python3 fixtures/bench/andersen_bench.py --limit {{limit}}
 
