@@ -46,7 +46,7 @@ pub fn solve(runner: &mut Runner, extra: &[PathBuf], solver: Solver) -> Result<S
         Solver::Rules => {
             let source = RuleSource::builtin_with(PROGRAM, extra);
             let program = runner.parse(&source)?;
-            let outputs = runner.outputs(&source, &program, OUTPUTS)?;
+            let outputs = runner.outputs(&source, &program, Builder::READS)?;
             Builder::from_outputs(&outputs, PROGRAM)?
         }
         Solver::Native => {

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::ops::Range;
 use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
@@ -35,8 +34,17 @@ impl Builder {
         i
     }
 
-    /// Reads the rows of the output relations `rules/andersen.dl` derives first
-    /// (`var_points_to` and `obj_points_to` follow from the per-field ones).
+    /// The output relations `from_outputs` reads (`var_points_to` and `obj_points_to`
+    /// follow from the per-field ones).
+    pub const READS: &[&str] = &[
+        "var_points_to_field",
+        "field_points_to",
+        "call_graph_edge",
+        "reachable_function",
+        "object",
+    ];
+
+    /// Reads the rows of `READS` from a rule engine's outputs.
     pub fn from_outputs(outputs: &Outputs, program: &str) -> Result<Builder> {
         let mut b = Builder::default();
         let rows = |rel: &str| outputs.get(rel).map_or(&[][..], Vec::as_slice);
@@ -109,14 +117,8 @@ impl Builder {
                 .map(|(v, o, f)| (r(v), r(o), f))
                 .collect(),
         );
-        let mut by_var: HashMap<u32, Range<usize>> = HashMap::new();
-        for (i, &(v, _, _)) in var_field.iter().enumerate() {
-            by_var.entry(v).or_insert(i..i).end = i + 1;
-        }
-        let ids = self.ids.into_iter().map(|(s, i)| (s, r(i))).collect();
         Solution {
             names: sorted_names,
-            ids,
             var_field,
             field: sorted(
                 self.field
@@ -137,21 +139,18 @@ impl Builder {
                     .map(|(o, k)| (r(o), r(k)))
                     .collect(),
             ),
-            by_var,
         }
     }
 }
 
 pub struct Solution {
+    /// Sorted: a symbol's id is its index, found by binary search.
     names: Vec<String>,
-    ids: HashMap<String, u32>,
     var_field: Vec<(u32, u32, i32)>,
     field: Vec<(u32, i32, u32, i32)>,
     call_edges: Vec<(u32, u32)>,
     reachable: Vec<u32>,
     objects: Vec<(u32, u32)>,
-    /// Each node's rows in `var_field`.
-    by_var: HashMap<u32, Range<usize>>,
 }
 
 impl Solution {
@@ -161,20 +160,21 @@ impl Solution {
 
     /// The locations (object, offset) node `var` may point to.
     pub fn locations(&self, var: &str) -> impl Iterator<Item = (&str, i32)> {
-        let range = self
-            .ids
-            .get(var)
-            .and_then(|v| self.by_var.get(v))
-            .cloned()
-            .unwrap_or_default();
-        self.var_field[range]
-            .iter()
-            .map(|&(_, o, f)| (self.name(o), f))
+        let rows = match self.names.binary_search_by(|n| n.as_str().cmp(var)) {
+            // `var_field` is sorted by node: its rows are one run.
+            Ok(v) => {
+                let v = v as u32;
+                let start = self.var_field.partition_point(|t| t.0 < v);
+                &self.var_field[start..self.var_field.partition_point(|t| t.0 <= v)]
+            }
+            Err(_) => &[][..],
+        };
+        rows.iter().map(|&(_, o, f)| (self.name(o), f))
     }
 
     /// The size of every non-empty points-to set, in objects.
     pub fn set_sizes(&self) -> Vec<usize> {
-        let mut sizes = Vec::with_capacity(self.by_var.len());
+        let mut sizes = Vec::new();
         let mut last = None;
         for &(v, o, _) in &self.var_field {
             match last {
