@@ -53,9 +53,12 @@ impl FactDir {
         let tmp = temp_path(dest, std::process::id())?;
         remove_stale(dest);
         let _ = fs::remove_dir_all(&tmp);
-        fs::create_dir(&tmp)
-            .map_err(|e| anyhow!("{shown}: cannot write output directory: {}", cause(&e)))?;
+        // Registered before it exists: a signal between the two must still remove it.
         live().push((dest.to_path_buf(), tmp.clone()));
+        if let Err(e) = fs::create_dir(&tmp) {
+            live().retain(|(_, t)| *t != tmp);
+            bail!("{shown}: cannot write output directory: {}", cause(&e));
+        }
         let mut dir = FactDir {
             dest: dest.to_path_buf(),
             tmp,
@@ -164,12 +167,28 @@ pub fn discard_temporary(dest: &Path, pid: u32) {
 
 /// Removes this process's temporaries (on a signal or a fatal error; the process then exits).
 pub fn remove_temporaries() {
-    // A thread that panicked or stopped while holding the lock must not hang the exit.
-    let Ok(live) = LIVE.try_lock() else {
-        return;
+    // The lock is held only for a push or a retain; a thread that panicked or stopped while
+    // holding it must not hang the exit, so give up after a while.
+    let mut tries = 0;
+    let live = loop {
+        match LIVE.try_lock() {
+            Ok(live) => break live,
+            Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) if tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        }
     };
-    for (dest, _) in live.iter() {
-        discard_temporary(dest, std::process::id());
+    for (dest, tmp) in live.iter() {
+        // Other threads may still be creating files in it: remove until it is gone.
+        for _ in 0..10 {
+            discard_temporary(dest, std::process::id());
+            if !tmp.exists() {
+                break;
+            }
+        }
     }
 }
 
