@@ -262,3 +262,40 @@ fn analyze_text_summary_and_bad_input() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("missing.bc"), "{err}");
 }
+
+#[test]
+fn a_rules_file_turns_the_call_type_filter_off() {
+    // docs/pointsto.md: the filter is one relation; a `--rules` file that makes every target
+    // type callable restores the edge that `unsound/incompatible_call.c` misses.
+    let dir = scratch("analyze-type-filter");
+    let bc = dir.join("ic.bc");
+    compile(
+        &repo().join("fixtures/pointsto/unsound/incompatible_call.c"),
+        &bc,
+        &["-O0"],
+    );
+    let off = dir.join("off.dl");
+    std::fs::write(
+        &off,
+        "callable_type(C, F) :- indirect_call_type(_, C), target_type(F).\n",
+    )
+    .unwrap();
+    for solver in ["native", "rules"] {
+        for (extra, reached) in [(None, false), (Some(&off), true)] {
+            let out = dir.join(format!("out-{solver}-{reached}"));
+            let mut cmd = llfacts();
+            cmd.args(["analyze", "-q", "--solver", solver]).arg(&bc);
+            if let Some(f) = extra {
+                cmd.arg("--rules").arg(f);
+            }
+            let o = cmd.arg("-o").arg(&out).output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let edges = std::fs::read_to_string(out.join("call_graph_edge.csv")).unwrap();
+            assert_eq!(
+                edges.lines().any(|l| l.ends_with("\tic:@set")),
+                reached,
+                "{solver}, filter off: {reached}: {edges}"
+            );
+        }
+    }
+}

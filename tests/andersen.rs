@@ -464,6 +464,22 @@ fn function_pointers_and_callbacks() {
 }
 
 #[test]
+fn indirect_calls_filtered_by_type() {
+    for_both("calltypes", &["calltypes.c"], |a| {
+        assert_set(
+            a,
+            "indirect calls in main",
+            a.indirect_callees("main"),
+            &["ret_x", "take_ptr", "take_two"],
+        );
+        assert_set(a, "r = ()h()", a.sink("sink_r"), &["x"]);
+        assert_set(a, "take_ptr's p", a.sink("sink_a"), &["y"]);
+        assert_set(a, "take_ptr_long is never called", a.sink("sink_b"), &[]);
+        assert_set(a, "take_two's q", a.sink("sink_c"), &["z"]);
+    });
+}
+
+#[test]
 fn linked_list() {
     for_both("list", &["list.c"], |a| {
         // push() publishes its node only through its return: a wrapper.
@@ -608,6 +624,14 @@ fn unsound_pointers_through_integers_in_memory() {
             assert!(!a.sink("sink_p").contains("x"), "u.p now sees u.i = &x");
         },
     );
+}
+
+#[test]
+fn unsound_calls_through_incompatible_types() {
+    for_both("incompatible_call", &["unsound/incompatible_call.c"], |a| {
+        assert_set(a, "f(&x, 1)", a.indirect_callees("main"), &[]);
+        assert!(!a.sink("sink_saved").contains("x"), "set(int *, long) is now reached");
+    });
 }
 
 #[test]

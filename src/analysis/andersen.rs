@@ -51,6 +51,9 @@ type Loc = (u32, i32);
 const CYCLE_SEARCH_EVERY: usize = 100_000;
 type Node = u32;
 
+/// Below this fraction of the target's size, a set is added location by location.
+const SMALL_DELTA_RATIO: u64 = 16;
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Edge {
     Copy(Node),
@@ -126,6 +129,10 @@ struct Prep {
     unmodelled: HashSet<u32>,
     variadic: HashMap<u32, i32>,
     external_globals: Vec<u32>,
+    /// Indirect calls (by call symbol) with their function type, and the function types
+    /// each call type may reach.
+    indirect_type: HashMap<u32, u32>,
+    callable: HashSet<(u32, u32)>,
     max_offset: i32,
     roots: Vec<u32>,
     /// Model tables by function name symbol.
@@ -152,6 +159,8 @@ pub const PREP_OUTPUTS: &[&str] = &[
     "unmodelled_function",
     "variadic_function",
     "external_global",
+    "indirect_call_type",
+    "callable_type",
     "max_offset",
     "object_size",
     "copy_length",
@@ -172,6 +181,8 @@ struct Solver {
     sym: Symbols,
     prep: Prep,
     functions: HashSet<u32>,
+    /// Function types by function symbol.
+    signature: HashMap<u32, u32>,
     aggregate: HashSet<u32>,
     /// Named nodes (pointer nodes) by symbol, and their symbols by node.
     named: HashMap<u32, Node>,
@@ -192,8 +203,11 @@ struct Solver {
     edges: Vec<Vec<Edge>>,
     edge_set: HashSet<(Node, Edge)>,
     triggers: Vec<Vec<Trigger>>,
+    /// The nodes to process in the next wave.
     worklist: Vec<Node>,
     queued: Vec<bool>,
+    /// Topological rank from the last cycle search (sources high, sinks and newer nodes 0).
+    rank: Vec<u32>,
     /// Union-find over nodes: nodes on a cycle of copy edges share one representative.
     rep: Vec<Node>,
     /// Copy edges added since the last cycle search.
@@ -242,6 +256,7 @@ impl Solver {
         self.edges.push(Vec::new());
         self.triggers.push(Vec::new());
         self.queued.push(false);
+        self.rank.push(0);
         self.rep.push(n);
         self.node_name.push(name);
         n
@@ -304,11 +319,25 @@ impl Solver {
 
     /// Adds the locations of `set` to representative `n`.
     fn add_locs(&mut self, n: Node, set: &RoaringBitmap) {
-        let new = set - &self.pts[n as usize];
+        let pts = &mut self.pts[n as usize];
+        // A hub's set grows a few locations at a time and each step travels every edge:
+        // a small difference costs lookups, not a pass over the whole target set.
+        let new = if set.len() * SMALL_DELTA_RATIO < pts.len() {
+            let mut new = RoaringBitmap::new();
+            for id in set {
+                if pts.insert(id) {
+                    new.try_push(id).expect("ascending");
+                }
+            }
+            new
+        } else {
+            let new = set - &*pts;
+            *pts |= &new;
+            new
+        };
         if new.is_empty() {
             return;
         }
-        self.pts[n as usize] |= &new;
         self.delta[n as usize] |= new;
         self.enqueue(n);
     }
@@ -457,7 +486,10 @@ impl Solver {
                 self.add_edge(value, Edge::Copy(c));
             }
             Trigger::Callee { call } => {
-                if self.functions.contains(&o) && self.call_edges.insert((call, o)) {
+                if self.functions.contains(&o)
+                    && self.callable(call, o)
+                    && self.call_edges.insert((call, o))
+                {
                     self.call(call, o);
                 }
             }
@@ -549,6 +581,18 @@ impl Solver {
         }
         if self.copies[copy as usize].nodes.insert((dst, false)) {
             self.add_trigger(dst, Trigger::CopyTo { copy });
+        }
+    }
+
+    /// Whether call `c` may call function `f`: always when it is direct, else when their
+    /// types match (`callable_type` in the prep rules).
+    fn callable(&self, c: u32, f: u32) -> bool {
+        match self.prep.indirect_type.get(&self.call_sym[c as usize]) {
+            None => true,
+            Some(&t) => self
+                .signature
+                .get(&f)
+                .is_some_and(|u| self.prep.callable.contains(&(t, *u))),
         }
     }
 
@@ -773,39 +817,46 @@ impl Solver {
         n
     }
 
+    /// Processes the worklist in waves, each in topological order: a node then passes on
+    /// what all its predecessors gave it in one step, instead of once per predecessor.
     fn run(&mut self) {
         let mut next_search = 64;
-        loop {
-            if self.new_copy_edges >= next_search {
-                self.collapse_cycles();
-                next_search = (self.new_copy_edges * 2).clamp(64, CYCLE_SEARCH_EVERY);
-                self.new_copy_edges = 0;
-            }
-            let Some(n) = self.worklist.pop() else {
-                break;
-            };
-            self.queued[n as usize] = false;
-            if self.find(n) != n {
-                continue;
-            }
-            let delta = std::mem::take(&mut self.delta[n as usize]);
-            if delta.is_empty() {
-                continue;
-            }
-            let mut i = 0;
-            while i < self.edges[n as usize].len() {
-                let e = self.edges[n as usize][i];
-                self.propagate(e, &delta);
-                i += 1;
-            }
-            let mut i = 0;
-            while i < self.triggers[n as usize].len() {
-                let t = self.triggers[n as usize][i];
-                for id in &delta {
-                    self.fire(t, self.locs[id as usize]);
+        while !self.worklist.is_empty() {
+            let mut wave = std::mem::take(&mut self.worklist);
+            wave.sort_unstable_by_key(|&n| std::cmp::Reverse(self.rank[n as usize]));
+            for n in wave {
+                if self.new_copy_edges >= next_search {
+                    self.collapse_cycles();
+                    next_search = (self.new_copy_edges * 2).clamp(64, CYCLE_SEARCH_EVERY);
+                    self.new_copy_edges = 0;
                 }
-                i += 1;
+                self.process(n);
             }
+        }
+    }
+
+    fn process(&mut self, n: Node) {
+        self.queued[n as usize] = false;
+        if self.find(n) != n {
+            return;
+        }
+        let delta = std::mem::take(&mut self.delta[n as usize]);
+        if delta.is_empty() {
+            return;
+        }
+        let mut i = 0;
+        while i < self.edges[n as usize].len() {
+            let e = self.edges[n as usize][i];
+            self.propagate(e, &delta);
+            i += 1;
+        }
+        let mut i = 0;
+        while i < self.triggers[n as usize].len() {
+            let t = self.triggers[n as usize][i];
+            for id in &delta {
+                self.fire(t, self.locs[id as usize]);
+            }
+            i += 1;
         }
     }
 
@@ -816,6 +867,7 @@ impl Solver {
         let (mut index, mut low) = (vec![u32::MAX; n], vec![0u32; n]);
         let mut on_stack = vec![false; n];
         let (mut stack, mut next) = (Vec::new(), 0u32);
+        let mut finished = 0u32;
         let mut merges: Vec<Vec<Node>> = Vec::new();
         for root in 0..n as Node {
             if index[root as usize] != u32::MAX || self.find(root) != root {
@@ -856,10 +908,13 @@ impl Solver {
                     low[parent as usize] = low[parent as usize].min(low[v as usize]);
                 }
                 if low[v as usize] == index[v as usize] {
+                    // Tarjan finishes components sinks first.
+                    finished += 1;
                     let mut scc = Vec::new();
                     loop {
                         let w = stack.pop().expect("on the stack");
                         on_stack[w as usize] = false;
+                        self.rank[w as usize] = finished;
                         scc.push(w);
                         if w == v {
                             break;
@@ -904,6 +959,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
         sym,
         prep: p,
         functions: HashSet::default(),
+        signature: HashMap::default(),
         aggregate: HashSet::default(),
         named: HashMap::default(),
         node_name: Vec::new(),
@@ -921,6 +977,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
         triggers: Vec::new(),
         worklist: Vec::new(),
         queued: Vec::new(),
+        rank: Vec::new(),
         rep: Vec::new(),
         new_copy_edges: 0,
         call_sym: Vec::new(),
@@ -957,6 +1014,8 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         unmodelled: HashSet::default(),
         variadic: HashMap::default(),
         external_globals: Vec::new(),
+        indirect_type: HashMap::default(),
+        callable: HashSet::default(),
         max_offset: 0,
         roots: Vec::new(),
         alloc: HashSet::default(),
@@ -1010,6 +1069,12 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
     for r in rows(prep, "external_global") {
         p.external_globals.push(sym.id(&r[0]));
     }
+    for r in rows(prep, "indirect_call_type") {
+        p.indirect_type.insert(sym.id(&r[0]), sym.id(&r[1]));
+    }
+    for r in rows(prep, "callable_type") {
+        p.callable.insert((sym.id(&r[0]), sym.id(&r[1])));
+    }
     p.max_offset = rows(prep, "max_offset")
         .first()
         .map(|r| num(&r[0]))
@@ -1059,6 +1124,11 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     each("function", &mut |s, r| {
         let f = s.sym.id(r[0]);
         s.functions.insert(f);
+        Ok(())
+    })?;
+    each("function_signature", &mut |s, r| {
+        let (f, t) = (s.sym.id(r[0]), s.sym.id(r[1]));
+        s.signature.insert(f, t);
         Ok(())
     })?;
     each("pt_node_aggregate", &mut |s, r| {
@@ -1240,25 +1310,40 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
         }
         ids[i as usize]
     };
+    // One set per representative, shared by every node and cell it stands for.
+    let mut loc_ids = vec![u32::MAX; s.locs.len()];
+    let mut set_of: HashMap<Node, u32> = HashMap::default();
+    let mut set = |out: &mut Builder, n: Node| -> u32 {
+        let r = s.rep_of(n);
+        if let Some(&id) = set_of.get(&r) {
+            return id;
+        }
+        let mut locs = RoaringBitmap::new();
+        for l in &s.pts[r as usize] {
+            if loc_ids[l as usize] == u32::MAX {
+                let (o, f) = s.locs[l as usize];
+                let o = out.sym(&s.sym.names[o as usize]);
+                loc_ids[l as usize] = out.loc(o, f);
+            }
+            locs.insert(loc_ids[l as usize]);
+        }
+        let id = out.set(locs);
+        set_of.insert(r, id);
+        id
+    };
     for n in 0..s.pts.len() {
         let Some(v) = s.node_name[n] else { continue };
         let v = sym(&mut out, v);
-        for id in &s.pts[s.rep_of(n as Node) as usize] {
-            let (o, f) = s.locs[id as usize];
-            let o = sym(&mut out, o);
-            out.var_field.push((v, o, f));
-        }
+        let set = set(&mut out, n as Node);
+        out.points_to(v, set);
     }
     for (&(o, off), &c) in &s.cells {
         if s.copy_objects.contains(&o) {
             continue;
         }
         let o = sym(&mut out, o);
-        for id in &s.pts[s.rep_of(c) as usize] {
-            let (t, tf) = s.locs[id as usize];
-            let t = sym(&mut out, t);
-            out.field.push((o, off, t, tf));
-        }
+        let set = set(&mut out, c);
+        out.holds(o, off, set);
     }
     let name = |i: u32| s.sym.names[i as usize].clone();
     let edges: Vec<Vec<String>> = s
