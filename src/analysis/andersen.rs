@@ -224,6 +224,8 @@ struct Solver {
     thrown: Node,
     int_escaped: Node,
     external_objects: HashSet<u32>,
+    /// Globals whose initializer has a pointer at an offset (not -1).
+    initialized_fields: HashSet<u32>,
     // Memory copies: (destination node, source node) by copy id; pseudo-object symbols.
     copies: Vec<MemCopy>,
     copy_index: HashMap<u32, u32>,
@@ -457,6 +459,14 @@ impl Solver {
         }
     }
 
+    /// Whether `obj` may have cells at offsets other than -1: objects of a known size,
+    /// memory copies' pseudo-objects, and globals whose initializer stores at an offset.
+    fn has_fields(&self, obj: u32) -> bool {
+        self.prep.sizes.contains_key(&obj)
+            || self.copy_objects.contains(&obj)
+            || self.initialized_fields.contains(&obj)
+    }
+
     fn subscribe(&mut self, obj: u32, s: Sub) {
         // A heap blob gathers a subscription per load: look them up in a set.
         if !self.sub_set.insert((obj, s)) {
@@ -472,7 +482,8 @@ impl Solver {
     fn fire(&mut self, t: Trigger, (o, f): Loc) {
         match t {
             Trigger::Load { to, whole } => {
-                if f < 0 || whole {
+                // An object with one cell (-1) is read whole by the edge below.
+                if (f < 0 || whole) && self.has_fields(o) {
                     self.subscribe(o, Sub::All(to));
                 } else {
                     let c = self.cell(o, f);
@@ -990,6 +1001,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
         thrown: 0,
         int_escaped: 0,
         external_objects: HashSet::default(),
+        initialized_fields: HashSet::default(),
         copies: Vec::new(),
         copy_index: HashMap::default(),
         copy_objects: HashSet::default(),
@@ -1186,6 +1198,9 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     each("pt_initializer", &mut |s, r| {
         let (g, off, ns) = (s.sym.id(r[0]), num(r[1])?, s.sym.id(r[2]));
         let off = if s.aggregate.contains(&ns) { -1 } else { off };
+        if off >= 0 {
+            s.initialized_fields.insert(g);
+        }
         let n = s.node(ns);
         let c = s.cell(g, off);
         s.add_edge(n, Edge::Copy(c));
