@@ -281,6 +281,25 @@ impl Runtime<'_> {
                     self.exec(steps, i + 1, env, None, sink)
                 })
             }
+            Step::Unpack {
+                slot,
+                arity,
+                binds,
+                same,
+                checks,
+            } => {
+                // copied out: the steps after may intern, under the write lock
+                let fields: Vec<u32> = match self.syms.read().unwrap().record(env[*slot]) {
+                    Some(f) if f.len() == *arity => f.to_vec(),
+                    _ => return Ok(()),
+                };
+                let rs = RowStep {
+                    binds,
+                    same,
+                    checks,
+                };
+                self.row_step(&rs, &fields, steps, i, env, sink)
+            }
             Step::Bind { slot, expr } => {
                 if let Some(v) = self.eval(expr, env)? {
                     env[*slot] = v;
@@ -420,6 +439,16 @@ impl Runtime<'_> {
                     });
                 }
                 best.unwrap()
+            }
+            Expr::Rec(xs) => {
+                let mut fields = Vec::with_capacity(xs.len());
+                for x in xs {
+                    fields.push(ev!(x));
+                }
+                if let Some(id) = self.syms.read().unwrap().find_record(&fields) {
+                    return Ok(Some(id));
+                }
+                self.syms.write().unwrap().pack(&fields)
             }
             Expr::Agg(agg) => return self.aggregate(agg, env),
         }))

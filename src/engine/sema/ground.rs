@@ -110,13 +110,40 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
             }
             ok
         }
+        // a bound record binds its fields; bound fields build the record
+        Lit::Unpack { var, fields, .. } if bound[*var] => {
+            if !atom_ready(fields, bound) {
+                return false;
+            }
+            for f in fields {
+                if let Arg::Var(v) = f {
+                    bound[*v] = true;
+                }
+            }
+            true
+        }
+        Lit::Unpack { var, fields, .. } => {
+            let built = fields.iter().all(|f| match f {
+                Arg::Var(v) => bound[*v],
+                Arg::Anon => false,
+                Arg::Expr(e) => ready(e, bound),
+            });
+            if built {
+                bound[*var] = true;
+            }
+            built
+        }
     }
 }
 
 /// The expressions of a literal, in order.
 fn lit_exprs(l: &Lit) -> Vec<&Expr> {
     match l {
-        Lit::Atom { args, .. } | Lit::Neg { args, .. } => args
+        Lit::Atom { args, .. }
+        | Lit::Neg { args, .. }
+        | Lit::Unpack {
+            fields: args, ..
+        } => args
             .iter()
             .filter_map(|a| match a {
                 Arg::Expr(e) => Some(e),
@@ -158,7 +185,7 @@ fn check_aggregates(rule: &Rule, e: &Expr, bound: &[bool]) -> Result<()> {
             check_aggregates(rule, b, bound)?;
             check_aggregates(rule, c, bound)
         }
-        Expr::Cat(xs) | Expr::MinMax(_, _, xs) => {
+        Expr::Cat(xs) | Expr::MinMax(_, _, xs) | Expr::Rec(xs) => {
             xs.iter().try_for_each(|x| check_aggregates(rule, x, bound))
         }
         Expr::Var(_) | Expr::Const(_) => Ok(()),
