@@ -214,8 +214,9 @@ impl<'p> Database<'p> {
                 (Base::Sym, Value::Symbol(s)) => self.syms.intern(s),
                 (t @ Base::Rec(_), Value::Record(s)) => {
                     let recs = &self.program.checked.record_types;
-                    io::parse_field(t, s, &mut self.syms, recs)
-                        .ok_or_else(|| anyhow!("{relation}: not a record of column {}: {s}", c + 1))?
+                    io::parse_field(t, s, &mut self.syms, recs).ok_or_else(|| {
+                        anyhow!("{relation}: not a record of column {}: {s}", c + 1)
+                    })?
                 }
                 (t, v) => bail!("{relation}: column {} is {}, got {v:?}", c + 1, t.name()),
             });

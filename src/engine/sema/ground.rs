@@ -139,11 +139,7 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
 /// The expressions of a literal, in order.
 fn lit_exprs(l: &Lit) -> Vec<&Expr> {
     match l {
-        Lit::Atom { args, .. }
-        | Lit::Neg { args, .. }
-        | Lit::Unpack {
-            fields: args, ..
-        } => args
+        Lit::Atom { args, .. } | Lit::Neg { args, .. } | Lit::Unpack { fields: args, .. } => args
             .iter()
             .filter_map(|a| match a {
                 Arg::Expr(e) => Some(e),

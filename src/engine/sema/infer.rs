@@ -243,7 +243,9 @@ impl<'a> Infer<'a> {
                 Some((args, &self.types.record_fields[k as usize][0]))
             }
             (Term::Branch(name, args, _), Base::Rec(k)) => match self.types.branches.get(name) {
-                Some((k2, b)) if *k2 == k => Some((args, &self.types.record_fields[k as usize][*b])),
+                Some((k2, b)) if *k2 == k => {
+                    Some((args, &self.types.record_fields[k as usize][*b]))
+                }
                 _ => None,
             },
             _ => None,
@@ -373,7 +375,9 @@ impl<'a> Infer<'a> {
                             ),
                         ));
                     }
-                    None => return Err(err_at(l, "Unable to deduce the record type of this record")),
+                    None => {
+                        return Err(err_at(l, "Unable to deduce the record type of this record"));
+                    }
                 };
                 self.ty_fields(k, 0, args, l)?
             }

@@ -276,11 +276,15 @@ impl Lower<'_> {
                 }
             }
             Literal::Cmp(op, a, b, loc) => {
-                let base = self
-                    .inf
-                    .definite(a)
-                    .or(self.inf.definite(b))
-                    .unwrap_or(Base::Num);
+                let base = self.inf.definite(a).or(self.inf.definite(b));
+                let untyped = |t: &Term| matches!(t, Term::Record(..) | Term::Nil(_));
+                if base.is_none() && (untyped(a) || untyped(b)) {
+                    return Err(err_at(
+                        loc,
+                        "Unable to deduce the record type of this comparison",
+                    ));
+                }
+                let base = base.unwrap_or(Base::Num);
                 let record = matches!(base, Base::Rec(_));
                 if record && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
                     return Err(err_at(
@@ -297,7 +301,9 @@ impl Lower<'_> {
                         Ok(match cx.pattern_arg(t, base)? {
                             Arg::Var(v) => Expr::Var(v),
                             Arg::Expr(e) => e,
-                            Arg::Anon => return Err(err_at(t.loc(), "Underscore in an expression")),
+                            Arg::Anon => {
+                                return Err(err_at(t.loc(), "Underscore in an expression"));
+                            }
                         })
                     };
                     return Ok(Lit::Cmp {

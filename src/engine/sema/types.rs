@@ -97,7 +97,10 @@ impl Types {
             let decl = &src.types[t - 4];
             let mut shape: Vec<(String, &[Attr], &Loc)> = match &decl.def {
                 TypeDef::Record(fields) => vec![(String::new(), fields, &decl.loc)],
-                TypeDef::Adt(bs) => bs.iter().map(|(b, fs, l)| (b.clone(), &fs[..], l)).collect(),
+                TypeDef::Adt(bs) => bs
+                    .iter()
+                    .map(|(b, fs, l)| (b.clone(), &fs[..], l))
+                    .collect(),
                 _ => unreachable!(),
             };
             // branches are numbered in name order, as Soufflé numbers them
