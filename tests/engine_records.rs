@@ -6,25 +6,19 @@
 //! order: `nil` first, then records field by field, ADT values by branch
 //! name, then fields.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::{read_file as read, write_file as write};
 
 fn llfacts(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_llfacts"))
+    common::llfacts()
         .args(args)
         .current_dir(cwd)
         .output()
         .expect("run llfacts")
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-fn read(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Run `p.dl` on `facts/` into `out/` with `jobs` threads; panics on failure.
@@ -36,17 +30,6 @@ fn run_ok(d: &Path, jobs: &str) {
         d,
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-/// Assert a failed run: exit code 1, one line on stderr containing `parts`.
-fn assert_fails(o: &Output, parts: &[&str]) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    for p in parts {
-        assert!(err.contains(p), "missing {p:?} in {err}");
-    }
 }
 
 const CALL_STRINGS: &str = r#"
@@ -384,7 +367,7 @@ fn record_errors_name_the_location() {
     ] {
         write(d, "p.dl", &format!("{decls}{clause}\n"));
         let o = llfacts(&["run", "p.dl", "-D", "-"], d);
-        assert_fails(&o, parts);
+        common::assert_one_line_error(&o, 1, parts);
     }
 }
 
@@ -399,8 +382,9 @@ fn a_malformed_record_in_a_fact_file_names_file_and_line() {
     );
     write(d, "facts/A.facts", "[1, nil]\n[2, [3, nil]\n");
     let o = llfacts(&["run", "p.dl", "-F", "facts", "-D", "-"], d);
-    assert_fails(
+    common::assert_one_line_error(
         &o,
+        1,
         &[
             "Error loading A data",
             "A.facts:2",

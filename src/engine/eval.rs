@@ -289,16 +289,19 @@ impl Runtime<'_> {
                 checks,
             } => {
                 // copied out: the steps after may intern, under the write lock
-                let fields: Vec<u32> = match self.syms.read().unwrap().record(env[*slot]) {
-                    Some(f) if f.len() == *arity => f.to_vec(),
+                let mut stack = [0u32; 8];
+                let mut heap = Vec::new();
+                let fields = key_buf(&mut stack, &mut heap, *arity);
+                match self.syms.read().unwrap().record(env[*slot]) {
+                    Some(f) if f.len() == *arity => fields.copy_from_slice(f),
                     _ => return Ok(()),
-                };
+                }
                 let rs = RowStep {
                     binds,
                     same,
                     checks,
                 };
-                self.row_step(&rs, &fields, steps, i, env, sink)
+                self.row_step(&rs, fields, steps, i, env, sink)
             }
             Step::Bind { slot, expr } => {
                 if let Some(v) = self.eval(expr, env)? {

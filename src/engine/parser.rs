@@ -612,8 +612,13 @@ impl Parser<'_> {
 
     /// Comma-separated terms up to and including the closing `)`; the `(` is already eaten.
     fn term_list(&mut self) -> Result<Vec<Term>> {
+        self.terms_until(")")
+    }
+
+    /// Comma-separated terms up to and including `close`.
+    fn terms_until(&mut self, close: &str) -> Result<Vec<Term>> {
         let mut args = Vec::new();
-        if !self.is(")") {
+        if !self.is(close) {
             loop {
                 args.push(self.term()?);
                 if !self.eat(",") {
@@ -621,7 +626,7 @@ impl Parser<'_> {
                 }
             }
         }
-        self.expect(")")?;
+        self.expect(close)?;
         Ok(args)
     }
 
@@ -914,17 +919,7 @@ impl Parser<'_> {
             }
             Tok::P("[") => {
                 self.bump();
-                let mut fields = Vec::new();
-                if !self.is("]") {
-                    loop {
-                        fields.push(self.term()?);
-                        if !self.eat(",") {
-                            break;
-                        }
-                    }
-                }
-                self.expect("]")?;
-                Ok(Term::Record(fields, loc))
+                Ok(Term::Record(self.terms_until("]")?, loc))
             }
             Tok::P("$") => {
                 self.bump();

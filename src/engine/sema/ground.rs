@@ -70,7 +70,20 @@ fn check_body(rule: &Rule, lits: &[Lit], bound: &mut [bool]) -> Result<()> {
 /// If `l` is usable with the variables of `bound`, mark the variables it binds and return true.
 fn bind(l: &Lit, bound: &mut [bool]) -> bool {
     match l {
-        Lit::Atom { args, .. } => {
+        // bound fields build a record
+        Lit::Unpack { var, fields, .. } if !bound[*var] => {
+            let built = fields.iter().all(|f| match f {
+                Arg::Var(v) => bound[*v],
+                Arg::Anon => false,
+                Arg::Expr(e) => ready(e, bound),
+            });
+            if built {
+                bound[*var] = true;
+            }
+            built
+        }
+        // a bound record binds its fields as an atom binds its arguments
+        Lit::Atom { args, .. } | Lit::Unpack { fields: args, .. } => {
             if !atom_ready(args, bound) {
                 return false;
             }
@@ -109,29 +122,6 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
                 bound[*var] = true;
             }
             ok
-        }
-        // a bound record binds its fields; bound fields build the record
-        Lit::Unpack { var, fields, .. } if bound[*var] => {
-            if !atom_ready(fields, bound) {
-                return false;
-            }
-            for f in fields {
-                if let Arg::Var(v) = f {
-                    bound[*v] = true;
-                }
-            }
-            true
-        }
-        Lit::Unpack { var, fields, .. } => {
-            let built = fields.iter().all(|f| match f {
-                Arg::Var(v) => bound[*v],
-                Arg::Anon => false,
-                Arg::Expr(e) => ready(e, bound),
-            });
-            if built {
-                bound[*var] = true;
-            }
-            built
         }
     }
 }
