@@ -310,7 +310,10 @@ fn record_equality_is_identity() {
         ne(p, q) :- rec(p), rec(q), p != q.
         .decl notnil(p: P)
         notnil(p) :- rec(p), p != nil, !rec([9, "z"]).
-        .output same, eq, ne, notnil
+        // p's type comes from the head attribute: nothing in the body types it
+        .decl built(p: P)
+        built(p) :- mk(x, s), p = [x, s].
+        .output same, eq, ne, notnil, built
         "#,
     );
     run_ok(d, "2");
@@ -318,6 +321,7 @@ fn record_equality_is_identity() {
     assert_eq!(read(d, "out/eq.csv"), "[1, a]\t[1, a]\n[2, b]\t[2, b]\n");
     assert_eq!(read(d, "out/ne.csv"), "[1, a]\t[2, b]\n[2, b]\t[1, a]\n");
     assert_eq!(read(d, "out/notnil.csv"), "[1, a]\n[2, b]\n");
+    assert_eq!(read(d, "out/built.csv"), "[1, a]\n[2, b]\n");
 }
 
 #[test]
@@ -355,6 +359,13 @@ fn record_errors_name_the_location() {
         (
             "C(x + 1) :- A(x).",
             &["p.dl:7:5:", "operands of `+` are L and number"],
+        ),
+        (
+            "C(1) :- A(x), B(y), x = y.",
+            &[
+                "p.dl:7:25:",
+                "variable y is used as L here but as E elsewhere",
+            ],
         ),
         (
             "C(1) :- [1, nil] = [1, nil].",

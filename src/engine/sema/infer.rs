@@ -80,6 +80,22 @@ impl<'a> Infer<'a> {
         for t in &head.args {
             self.collect_in_term(t)?;
         }
+        // A record-typed head attribute types the variables nothing else has
+        // typed yet (`r(c) :- c = [s, nil], site(s)`), as Soufflé infers it.
+        let hr = self.rel(head)?;
+        for (t, tid) in head.args.iter().zip(self.rel_types[hr].clone()) {
+            let fresh = match t {
+                Term::Var(v, _) => self
+                    .var_slots
+                    .get(v)
+                    .is_none_or(|s| self.var_ty[*s].is_none()),
+                Term::Record(..) | Term::Branch(..) => true,
+                _ => false,
+            };
+            if fresh && matches!(self.types.info[tid].base, Base::Rec(_)) {
+                self.collect_pattern(t, tid)?;
+            }
+        }
         // a comparison between two variables gives them one common type
         let mut pairs = Vec::new();
         gather_cmps(body, &mut pairs);

@@ -295,6 +295,18 @@ impl Lower<'_> {
                         ),
                     ));
                 }
+                let ta = self.inf.ty(a, Some(base))?;
+                let tb = self.inf.ty(b, Some(base))?;
+                if ta.base != tb.base {
+                    return Err(err_at(
+                        loc,
+                        format!(
+                            "Type mismatch: cannot compare {} with {}",
+                            self.inf.types.base_name(ta.base),
+                            self.inf.types.base_name(tb.base)
+                        ),
+                    ));
+                }
                 if record && *op == CmpOp::Eq {
                     // unification: each side a variable, a value, or a pattern
                     let side = |cx: &mut Self, t: &Term| -> Result<Expr> {
@@ -313,18 +325,6 @@ impl Lower<'_> {
                         rhs: side(self, b)?,
                         loc: loc.clone(),
                     });
-                }
-                let ta = self.inf.ty(a, Some(base))?;
-                let tb = self.inf.ty(b, Some(base))?;
-                if ta.base != tb.base {
-                    return Err(err_at(
-                        loc,
-                        format!(
-                            "Type mismatch: cannot compare {} with {}",
-                            self.inf.types.base_name(ta.base),
-                            self.inf.types.base_name(tb.base)
-                        ),
-                    ));
                 }
                 Lit::Cmp {
                     op: *op,
