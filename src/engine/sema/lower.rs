@@ -152,15 +152,8 @@ impl Lower<'_> {
                 ),
             ));
         }
-        let Base::Rec(k) = base else { unreachable!() };
-        let (mut fields, b) = match t {
-            Term::Branch(name, ..) => {
-                let b = self.inf.types.branches[name].1;
-                (vec![Arg::Expr(Expr::Const(b as u32))], b)
-            }
-            _ => (vec![], 0),
-        };
-        let field_bases = self.inf.types.records[k as usize].branches[b].1.clone();
+        let (tag, field_bases) = self.record_shape(t, base);
+        let mut fields: Vec<Arg> = tag.map(|b| Arg::Expr(Expr::Const(b))).into_iter().collect();
         for (a, fb) in args.iter().zip(field_bases) {
             fields.push(self.pattern_arg(a, fb)?);
         }
@@ -173,6 +166,18 @@ impl Lower<'_> {
             loc: l.clone(),
         });
         Ok(Arg::Var(var))
+    }
+
+    /// A type-checked record or branch term of record base `base`: the
+    /// branch number an ADT value starts with, and the bases of the fields.
+    fn record_shape(&self, t: &Term, base: Base) -> (Option<u32>, Vec<Base>) {
+        let Base::Rec(k) = base else { unreachable!() };
+        let b = match t {
+            Term::Branch(name, ..) => Some(self.inf.types.branches[name].1),
+            _ => None,
+        };
+        let fields = &self.inf.types.records[k as usize].branches[b.unwrap_or(0)].1;
+        (b.map(|b| b as u32), fields.clone())
     }
 
     /// An atom's relation and arguments; record terms are patterns in a
@@ -411,17 +416,9 @@ impl Lower<'_> {
                 Expr::Const(0)
             }
             Term::Record(args, _) | Term::Branch(_, args, _) => {
-                let Base::Rec(k) = self.inf.ty(t, expect)?.base else {
-                    unreachable!()
-                };
-                let (mut fields, b) = match t {
-                    Term::Branch(name, ..) => {
-                        let b = self.inf.types.branches[name].1;
-                        (vec![Expr::Const(b as u32)], b)
-                    }
-                    _ => (vec![], 0),
-                };
-                let field_bases = self.inf.types.records[k as usize].branches[b].1.clone();
+                let base = self.inf.ty(t, expect)?.base;
+                let (tag, field_bases) = self.record_shape(t, base);
+                let mut fields: Vec<Expr> = tag.map(Expr::Const).into_iter().collect();
                 for (a, fb) in args.iter().zip(field_bases) {
                     fields.push(self.lower_term(a, Some(fb))?);
                 }
