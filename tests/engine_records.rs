@@ -403,3 +403,27 @@ fn a_malformed_record_in_a_fact_file_names_file_and_line() {
         ],
     );
 }
+
+#[test]
+fn library_rows_carry_records_in_their_text_form() {
+    use llfacts::engine::{Database, Program, Value};
+    let prog = Program::from_source(
+        "lib.dl",
+        ".type L = [h: number, t: L]\n.decl a(l: L)\n.decl b(l: L)\nb(t) :- a([_, t]).\n",
+    )
+    .unwrap();
+    let mut db = Database::new(&prog);
+    db.insert("a", &["[1, [2, nil]]"]).unwrap();
+    db.insert_values("a", &[Value::Record("[3,nil]".into())])
+        .unwrap();
+    assert!(db.insert("a", &["[1, 2]"]).is_err());
+    db.run(1).unwrap();
+    // the tails of [1, [2, nil]] and [3, nil]: nil sorts first
+    assert_eq!(
+        db.rows("b").unwrap(),
+        vec![
+            vec![Value::Record("nil".into())],
+            vec![Value::Record("[2, nil]".into())]
+        ]
+    );
+}
