@@ -928,7 +928,6 @@ fn error_unsupported_constructs() {
             "unsupported relation qualifier `fancy`",
         ),
         (".decl a(x: number)\na($).\n", "bad.dl:2:3:", "`$`"),
-        (".type R = [a: number]\n", "bad.dl:1:11:", "record"),
         (
             ".decl a(x: number)\na(x) :- a(y), x = mean y : a(y).\n",
             "bad.dl:2:19:",

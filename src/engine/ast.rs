@@ -90,6 +90,12 @@ pub enum Term {
     /// `as(term, Type)`.
     As(Box<Term>, String, Loc),
     Agg(Box<Aggregate>),
+    /// Record constructor `[a, b]`.
+    Record(Vec<Term>, Loc),
+    /// The empty record `nil`.
+    Nil(Loc),
+    /// ADT branch constructor `$C(a, b)` (no arguments: `$C`).
+    Branch(String, Vec<Term>, Loc),
 }
 
 impl Term {
@@ -104,7 +110,10 @@ impl Term {
             | Term::Bin(_, _, _, l)
             | Term::Un(_, _, l)
             | Term::Call(_, _, l)
-            | Term::As(_, _, l) => l,
+            | Term::As(_, _, l)
+            | Term::Record(_, l)
+            | Term::Nil(l)
+            | Term::Branch(_, _, l) => l,
             Term::Agg(a) => &a.loc,
         }
     }
@@ -149,6 +158,10 @@ pub enum TypeDef {
     Subset(String),
     /// `.type T = A | B` (one member: an alias)
     Union(Vec<String>),
+    /// `.type R = [a: T, b: U]`
+    Record(Vec<Attr>),
+    /// `.type E = A {x: T} | B {}`: branches with their fields.
+    Adt(Vec<(String, Vec<Attr>, Loc)>),
 }
 
 #[derive(Clone, Debug)]

@@ -281,6 +281,28 @@ impl Runtime<'_> {
                     self.exec(steps, i + 1, env, None, sink)
                 })
             }
+            Step::Unpack {
+                slot,
+                arity,
+                binds,
+                same,
+                checks,
+            } => {
+                // copied out: the steps after may intern, under the write lock
+                let mut stack = [0u32; 8];
+                let mut heap = Vec::new();
+                let fields = key_buf(&mut stack, &mut heap, *arity);
+                match self.syms.read().unwrap().record(env[*slot]) {
+                    Some(f) if f.len() == *arity => fields.copy_from_slice(f),
+                    _ => return Ok(()),
+                }
+                let rs = RowStep {
+                    binds,
+                    same,
+                    checks,
+                };
+                self.row_step(&rs, fields, steps, i, env, sink)
+            }
             Step::Bind { slot, expr } => {
                 if let Some(v) = self.eval(expr, env)? {
                     env[*slot] = v;
@@ -420,6 +442,16 @@ impl Runtime<'_> {
                     });
                 }
                 best.unwrap()
+            }
+            Expr::Rec(xs) => {
+                let mut fields = Vec::with_capacity(xs.len());
+                for x in xs {
+                    fields.push(ev!(x));
+                }
+                if let Some(id) = self.syms.read().unwrap().find_record(&fields) {
+                    return Ok(Some(id));
+                }
+                self.syms.write().unwrap().pack(&fields)
             }
             Expr::Agg(agg) => return self.aggregate(agg, env),
         }))

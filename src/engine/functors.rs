@@ -87,7 +87,7 @@ pub fn bin(op: BinOp, base: Base, a: u32, b: u32) -> Result<u32> {
             }
             .to_bits()
         }
-        Base::Sym => bail!("arithmetic on symbols"),
+        Base::Sym | Base::Rec(_) => bail!("arithmetic on symbols or records"),
     })
 }
 
@@ -111,7 +111,7 @@ pub fn un(op: UnOp, base: Base, a: u32) -> u32 {
 pub fn cmp_num(base: Base, a: u32, b: u32) -> Ordering {
     match base {
         Base::Num => (a as i32).cmp(&(b as i32)),
-        Base::Uns | Base::Sym => a.cmp(&b),
+        Base::Uns | Base::Sym | Base::Rec(_) => a.cmp(&b),
         Base::Flt => f(a).partial_cmp(&f(b)).unwrap_or(Ordering::Equal),
     }
 }
@@ -133,7 +133,7 @@ pub fn show(base: Base, v: u32) -> String {
         Base::Num => (v as i32).to_string(),
         Base::Uns => v.to_string(),
         Base::Flt => format_float(f(v)),
-        Base::Sym => unreachable!("symbols are resolved by the caller"),
+        Base::Sym | Base::Rec(_) => unreachable!("symbols and records are resolved by the caller"),
     }
 }
 
@@ -191,7 +191,7 @@ pub fn parse_value(base: Base, s: &str) -> Option<u32> {
         Base::Num => s.parse::<i32>().ok().map(|v| v as u32),
         Base::Uns => parse_radix_u32(s),
         Base::Flt => s.parse::<f32>().ok().map(f32::to_bits),
-        Base::Sym => None,
+        Base::Sym | Base::Rec(_) => None,
     }
 }
 
@@ -214,7 +214,7 @@ pub fn from_string(to: Base, s: &str) -> Result<u32> {
         Base::Num => stoi_like(s),
         Base::Uns => stoul_like(s),
         Base::Flt => stof_like(s).map(f32::to_bits),
-        Base::Sym => unreachable!(),
+        Base::Sym | Base::Rec(_) => unreachable!(),
     };
     match r {
         Some(v) => Ok(v),
@@ -384,7 +384,7 @@ pub fn convert(from: Base, to: Base, v: u32) -> u32 {
         Base::Num => (v as i32) as f64,
         Base::Uns => v as f64,
         Base::Flt => f(v) as f64,
-        Base::Sym => unreachable!(),
+        Base::Sym | Base::Rec(_) => unreachable!(),
     };
     match (from, to) {
         (Base::Num, Base::Uns) | (Base::Uns, Base::Num) => v,

@@ -10,7 +10,6 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -18,7 +17,7 @@ use anyhow::{Result, anyhow, bail};
 
 use super::ast::{IoDirective, IoKind, err_at};
 use super::functors;
-use super::ir::{Base, RelInfo};
+use super::ir::{Base, RecordType, RelInfo};
 use super::storage::{Relation, Symbols};
 
 fn param<'a>(io: &'a IoDirective, key: &str) -> Option<&'a str> {
@@ -118,11 +117,133 @@ pub fn output_path(rel: &RelInfo, io: &IoDirective, out_dir: &Path) -> PathBuf {
 }
 
 /// Parse one textual field into the column's representation.
-pub fn parse_field(base: Base, s: &str, syms: &mut Symbols) -> Option<u32> {
+pub fn parse_field(base: Base, s: &str, syms: &mut Symbols, recs: &[RecordType]) -> Option<u32> {
     match base {
         Base::Sym => Some(syms.intern(s)),
+        Base::Rec(_) => {
+            let mut rd = RecordText {
+                s: s.as_bytes(),
+                pos: 0,
+                syms,
+                recs,
+            };
+            let v = rd.value(base, b"")?;
+            rd.skip_blanks();
+            (rd.pos == s.len()).then_some(v)
+        }
         b => functors::parse_value(b, s),
     }
+}
+
+/// A record in its text form, as Soufflé reads it: `[f1, f2]`, `nil`,
+/// `$Branch(f1, f2)`, `$Branch`; blanks may surround the punctuation; a
+/// symbol field runs up to the next `,` or closing bracket.
+struct RecordText<'a> {
+    s: &'a [u8],
+    pos: usize,
+    syms: &'a mut Symbols,
+    recs: &'a [RecordType],
+}
+
+impl RecordText<'_> {
+    fn skip_blanks(&mut self) {
+        while self.s.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.skip_blanks();
+        (self.s.get(self.pos) == Some(&c)).then(|| self.pos += 1)
+    }
+
+    /// The text up to (not including) a byte of `stops`, or a blank too when `word`.
+    fn token(&mut self, stops: &[u8], word: bool) -> Option<&str> {
+        let start = self.pos;
+        while let Some(c) = self.s.get(self.pos) {
+            if stops.contains(c) || (word && c.is_ascii_whitespace()) {
+                break;
+            }
+            self.pos += 1;
+        }
+        std::str::from_utf8(&self.s[start..self.pos]).ok()
+    }
+
+    /// A value of base `base` ending before a byte of `stops`.
+    fn value(&mut self, base: Base, stops: &[u8]) -> Option<u32> {
+        self.skip_blanks();
+        let Base::Rec(k) = base else {
+            if base == Base::Sym {
+                let t = self.token(stops, false)?.to_string();
+                return Some(self.syms.intern(&t));
+            }
+            let t = self.token(stops, true)?;
+            return functors::parse_value(base, t);
+        };
+        let rt = &self.recs[k as usize];
+        let (mut row, b, close) = if rt.adt {
+            self.eat(b'$')?;
+            let name = self.token(b"(),]", true)?;
+            let b = rt.branches.iter().position(|(n, _)| n == name)?;
+            if rt.branches[b].1.is_empty() {
+                return Some(self.syms.pack(&[b as u32]));
+            }
+            self.eat(b'(')?;
+            (vec![b as u32], b, b')')
+        } else {
+            if self.s[self.pos..].starts_with(b"nil") {
+                self.pos += 3;
+                return Some(0);
+            }
+            self.eat(b'[')?;
+            (vec![], 0, b']')
+        };
+        for (i, fb) in rt.branches[b].1.clone().into_iter().enumerate() {
+            if i > 0 {
+                self.eat(b',')?;
+            }
+            row.push(self.value(fb, &[b',', close])?);
+        }
+        self.eat(close)?;
+        Some(self.syms.pack(&row))
+    }
+}
+
+/// Write a value of base `base` as output files show it (records in
+/// Soufflé's form: `[1, nil]`, `$A(1, "x")` without quotes, `$C`).
+pub fn show_value(out: &mut String, base: Base, v: u32, syms: &Symbols, recs: &[RecordType]) {
+    let Base::Rec(k) = base else {
+        match base {
+            Base::Sym => out.push_str(syms.resolve(v)),
+            b => out.push_str(&functors::show(b, v)),
+        }
+        return;
+    };
+    let rt = &recs[k as usize];
+    let Some(row) = syms.record(v) else {
+        out.push_str("nil");
+        return;
+    };
+    let (fields, types, close) = if rt.adt {
+        let (name, types) = &rt.branches[row[0] as usize];
+        out.push('$');
+        out.push_str(name);
+        if types.is_empty() {
+            return;
+        }
+        out.push('(');
+        (&row[1..], types, ')')
+    } else {
+        out.push('[');
+        (row, &rt.branches[0].1, ']')
+    };
+    for (i, (f, t)) in fields.iter().zip(types).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        show_value(out, *t, *f, syms, recs);
+    }
+    out.push(close);
 }
 
 /// Load one `.input` directive.
@@ -132,6 +253,7 @@ pub fn read_input(
     fact_dir: &Path,
     store: &mut Relation,
     syms: &mut Symbols,
+    recs: &[RecordType],
 ) -> Result<()> {
     let path = input_path(rel, io, fact_dir);
     let load_err = |what: String| anyhow!("Error loading {} data: {what}", rel.name);
@@ -150,6 +272,7 @@ pub fn read_input(
         row: Vec::with_capacity(rel.types.len()),
         store,
         syms,
+        recs,
     };
     let delim = delimiter(Some(io));
     let headers = flag(Some(io), "headers");
@@ -197,6 +320,7 @@ struct RowReader<'a> {
     row: Vec<u32>,
     store: &'a mut Relation,
     syms: &'a mut Symbols,
+    recs: &'a [RecordType],
 }
 
 impl RowReader<'_> {
@@ -224,7 +348,7 @@ impl RowReader<'_> {
         self.row.clear();
         for (c, f) in fields.iter().enumerate() {
             let base = rel.types[c];
-            match parse_field(base, f, self.syms) {
+            match parse_field(base, f, self.syms, self.recs) {
                 Some(v) => self.row.push(v),
                 None => bail!(
                     "{}: cannot convert \"{f}\" to {} in column {}",
@@ -249,20 +373,17 @@ fn split_fields<'t>(line: &'t str, delim: &str, out: &mut Vec<&'t str>) {
     }
 }
 
-/// Compare two rows column by column (numbers numerically, symbols as strings).
-pub fn cmp_rows(types: &[Base], a: &[u32], b: &[u32], syms: &Symbols) -> Ordering {
+/// Compare two rows column by column (numbers numerically, symbols as
+/// strings, records field by field: an order that does not depend on ids).
+pub fn cmp_rows(
+    types: &[Base],
+    a: &[u32],
+    b: &[u32],
+    syms: &Symbols,
+    recs: &[RecordType],
+) -> Ordering {
     for (c, t) in types.iter().enumerate() {
-        let o = match t {
-            Base::Sym => {
-                if a[c] == b[c] {
-                    Ordering::Equal
-                } else {
-                    syms.resolve(a[c]).cmp(syms.resolve(b[c]))
-                }
-            }
-            Base::Flt => f32::from_bits(a[c]).total_cmp(&f32::from_bits(b[c])),
-            _ => functors::cmp_num(*t, a[c], b[c]),
-        };
+        let o = cmp_value(*t, a[c], b[c], syms, recs);
         if o != Ordering::Equal {
             return o;
         }
@@ -270,16 +391,56 @@ pub fn cmp_rows(types: &[Base], a: &[u32], b: &[u32], syms: &Symbols) -> Orderin
     Ordering::Equal
 }
 
+fn cmp_value(t: Base, a: u32, b: u32, syms: &Symbols, recs: &[RecordType]) -> Ordering {
+    if a == b {
+        return Ordering::Equal;
+    }
+    match t {
+        Base::Sym => syms.resolve(a).cmp(syms.resolve(b)),
+        Base::Flt => f32::from_bits(a).total_cmp(&f32::from_bits(b)),
+        Base::Rec(k) => match (syms.record(a), syms.record(b)) {
+            (None, _) => Ordering::Less,
+            (_, None) => Ordering::Greater,
+            (Some(x), Some(y)) => {
+                let rt = &recs[k as usize];
+                // an ADT value: branch number, then the branch's fields
+                let (skip, types) = if rt.adt {
+                    if x[0] != y[0] {
+                        return x[0].cmp(&y[0]);
+                    }
+                    (1, &rt.branches[x[0] as usize].1)
+                } else {
+                    (0, &rt.branches[0].1)
+                };
+                cmp_rows(types, &x[skip..], &y[skip..], syms, recs)
+            }
+        },
+        _ => functors::cmp_num(t, a, b),
+    }
+}
+
 /// The rows of `flat` (a relation's rows flattened, `Relation::flat`), sorted.
-pub fn sorted_rows<'r>(rel: &RelInfo, flat: &'r [u32], syms: &Symbols) -> Vec<&'r [u32]> {
+pub fn sorted_rows<'r>(
+    rel: &RelInfo,
+    flat: &'r [u32],
+    syms: &Symbols,
+    recs: &[RecordType],
+) -> Vec<&'r [u32]> {
     let mut rows: Vec<&[u32]> = flat.chunks_exact(rel.types.len().max(1)).collect();
-    rows.sort_unstable_by(|a, b| cmp_rows(&rel.types, a, b, syms));
+    rows.sort_unstable_by(|a, b| cmp_rows(&rel.types, a, b, syms, recs));
     rows
 }
 
 /// The rows as text; with `rfc4180`, symbols are quoted the way Soufflé
 /// quotes them (a `"` inside becomes `\""`).
-fn render(rel: &RelInfo, store: &Relation, syms: &Symbols, delim: &str, rfc4180: bool) -> String {
+fn render(
+    rel: &RelInfo,
+    store: &Relation,
+    syms: &Symbols,
+    recs: &[RecordType],
+    delim: &str,
+    rfc4180: bool,
+) -> String {
     let mut out = String::new();
     if rel.types.is_empty() {
         if !store.is_empty() {
@@ -288,7 +449,7 @@ fn render(rel: &RelInfo, store: &Relation, syms: &Symbols, delim: &str, rfc4180:
         return out;
     }
     let flat = store.flat();
-    for row in sorted_rows(rel, &flat, syms) {
+    for row in sorted_rows(rel, &flat, syms, recs) {
         for (c, v) in row.iter().enumerate() {
             if c > 0 {
                 out.push_str(delim);
@@ -304,10 +465,7 @@ fn render(rel: &RelInfo, store: &Relation, syms: &Symbols, delim: &str, rfc4180:
                     }
                     out.push('"');
                 }
-                Base::Sym => out.push_str(syms.resolve(*v)),
-                b => {
-                    let _ = write!(out, "{}", functors::show(b, *v));
-                }
+                b => show_value(&mut out, b, *v, syms, recs),
             }
         }
         out.push('\n');
@@ -327,12 +485,13 @@ pub fn write_output(
     io: Option<&IoDirective>,
     store: &Relation,
     syms: &Symbols,
+    recs: &[RecordType],
     target: &OutTarget,
 ) -> Result<()> {
     let delim = delimiter(io);
     let to_stdout =
         matches!(target, OutTarget::Stdout) || io.and_then(|io| param(io, "IO")) == Some("stdout");
-    let body = render(rel, store, syms, &delim, flag(io, "rfc4180"));
+    let body = render(rel, store, syms, recs, &delim, flag(io, "rfc4180"));
     // With `-D -`, Soufflé also sets `headers=true`: the attribute names,
     // joined by the delimiter, come first.
     let headers = matches!(target, OutTarget::Stdout) || flag(io, "headers");

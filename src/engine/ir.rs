@@ -14,6 +14,8 @@ pub enum Base {
     Num,
     Uns,
     Flt,
+    /// A record or ADT type: its number in `Checked::record_types`.
+    Rec(u32),
 }
 
 impl Base {
@@ -23,8 +25,20 @@ impl Base {
             Base::Num => "number",
             Base::Uns => "unsigned",
             Base::Flt => "float",
+            Base::Rec(_) => "record",
         }
     }
+}
+
+/// A record type (one branch, named `""`) or an ADT (its branches in
+/// name order, as Soufflé numbers them). A record value is an id into the record table
+/// (`storage::Symbols::pack`): a record's fields, or an ADT value's branch
+/// number followed by its fields. Id 0 is `nil`.
+#[derive(Clone, Debug)]
+pub struct RecordType {
+    pub name: String,
+    pub adt: bool,
+    pub branches: Vec<(String, Vec<Base>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -63,6 +77,8 @@ pub enum Expr<A = Box<AggIr>> {
     Ord(Box<Expr<A>>),
     /// n-ary `min`/`max` functor (`true` = max).
     MinMax(bool, Base, Vec<Expr<A>>),
+    /// The record with these fields, interned (an ADT value: the branch number first).
+    Rec(Vec<Expr<A>>),
     Agg(A),
 }
 
@@ -124,6 +140,13 @@ pub enum Lit {
         args: Vec<Expr>,
         loc: Loc,
     },
+    /// `var = [fields]` (the record table's row of `var`): with `var` bound,
+    /// binds or checks the fields; with every field bound, builds `var`.
+    Unpack {
+        var: usize,
+        fields: Vec<Arg>,
+        loc: Loc,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -153,6 +176,8 @@ pub struct Checked {
     pub rules: Vec<Rule>,
     pub strata: Vec<Stratum>,
     pub symbols: Symbols,
+    /// Record and ADT types, numbered as in `Base::Rec`.
+    pub record_types: Vec<RecordType>,
     /// Per relation: whether an output depends on it (see `needed_relations`).
     pub needed: Vec<bool>,
 }
@@ -174,7 +199,9 @@ pub fn expr_vars(e: &Expr, out: &mut Vec<usize>) {
             expr_vars(b, out);
             expr_vars(c, out);
         }
-        Expr::Cat(xs) | Expr::MinMax(_, _, xs) => xs.iter().for_each(|x| expr_vars(x, out)),
+        Expr::Cat(xs) | Expr::MinMax(_, _, xs) | Expr::Rec(xs) => {
+            xs.iter().for_each(|x| expr_vars(x, out))
+        }
         Expr::Agg(agg) => {
             let mut inner = Vec::new();
             if let Some(t) = &agg.target {
@@ -190,15 +217,20 @@ pub fn expr_vars(e: &Expr, out: &mut Vec<usize>) {
 
 /// Variables of a literal, in argument order (aggregate-local ones excluded).
 pub fn lit_vars(l: &Lit, out: &mut Vec<usize>) {
-    match l {
-        Lit::Atom { args, .. } | Lit::Neg { args, .. } => {
-            for a in args {
-                match a {
-                    Arg::Var(v) => out.push(*v),
-                    Arg::Anon => {}
-                    Arg::Expr(e) => expr_vars(e, out),
-                }
+    let arg_vars = |args: &[Arg], out: &mut Vec<usize>| {
+        for a in args {
+            match a {
+                Arg::Var(v) => out.push(*v),
+                Arg::Anon => {}
+                Arg::Expr(e) => expr_vars(e, out),
             }
+        }
+    };
+    match l {
+        Lit::Atom { args, .. } | Lit::Neg { args, .. } => arg_vars(args, out),
+        Lit::Unpack { var, fields, .. } => {
+            out.push(*var);
+            arg_vars(fields, out);
         }
         Lit::Cmp { lhs, rhs, .. } => {
             expr_vars(lhs, out);
@@ -249,7 +281,8 @@ pub fn lit_loc(l: &Lit) -> &Loc {
         | Lit::Cmp { loc, .. }
         | Lit::Contains { loc, .. }
         | Lit::Match { loc, .. }
-        | Lit::Range { loc, .. } => loc,
+        | Lit::Range { loc, .. }
+        | Lit::Unpack { loc, .. } => loc,
     }
 }
 

@@ -31,9 +31,9 @@ pub struct Token {
     pub loc: Loc,
 }
 
-const PUNCTS: [&str; 27] = [
-    ":-", "<:", "!=", "<=", ">=", "&&", "||", "==", "(", ")", "{", "}", ",", ".", ":", ";", "!",
-    "=", "<", ">", "+", "-", "*", "/", "%", "^", "|",
+const PUNCTS: [&str; 30] = [
+    ":-", "<:", "!=", "<=", ">=", "&&", "||", "==", "(", ")", "{", "}", "[", "]", ",", ".", ":",
+    ";", "!", "=", "<", ">", "+", "-", "*", "/", "%", "^", "|", "$",
 ];
 
 /// Split `text` (the contents of `file`) into tokens, ending with `Eof`.
@@ -345,8 +345,6 @@ impl Lexer<'_> {
             return Err(err_at(
                 &l,
                 match ch {
-                    '[' | ']' => "records are not supported".to_string(),
-                    '$' => "`$` (autoincrement / ADT constructors) is not supported".to_string(),
                     '@' => "user-defined functors and annotations are not supported".to_string(),
                     _ => format!("unexpected character `{ch}`"),
                 },

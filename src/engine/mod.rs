@@ -124,6 +124,8 @@ pub enum Value {
     Unsigned(u32),
     Float(f32),
     Symbol(String),
+    /// A record or ADT value in its text form (`[1, nil]`, `$A(1)`).
+    Record(String),
 }
 
 impl fmt::Display for Value {
@@ -132,7 +134,7 @@ impl fmt::Display for Value {
             Value::Number(v) => write!(f, "{v}"),
             Value::Unsigned(v) => write!(f, "{v}"),
             Value::Float(v) => f.write_str(&functors::format_float(*v)),
-            Value::Symbol(s) => f.write_str(s),
+            Value::Symbol(s) | Value::Record(s) => f.write_str(s),
         }
     }
 }
@@ -183,9 +185,10 @@ impl<'p> Database<'p> {
     pub fn insert(&mut self, relation: &str, row: &[&str]) -> Result<()> {
         let r = self.rel_for_insert(relation, row.len())?;
         let types = &self.program.checked.rels[r].types;
+        let recs = &self.program.checked.record_types;
         let mut vals = Vec::with_capacity(row.len());
         for (c, s) in row.iter().enumerate() {
-            let v = io::parse_field(types[c], s, &mut self.syms).ok_or_else(|| {
+            let v = io::parse_field(types[c], s, &mut self.syms, recs).ok_or_else(|| {
                 anyhow!(
                     "{relation}: cannot convert \"{s}\" to {} in column {}",
                     types[c].name(),
@@ -209,6 +212,12 @@ impl<'p> Database<'p> {
                 (Base::Uns, Value::Unsigned(n)) => *n,
                 (Base::Flt, Value::Float(x)) => x.to_bits(),
                 (Base::Sym, Value::Symbol(s)) => self.syms.intern(s),
+                (t @ Base::Rec(_), Value::Record(s)) => {
+                    let recs = &self.program.checked.record_types;
+                    io::parse_field(t, s, &mut self.syms, recs).ok_or_else(|| {
+                        anyhow!("{relation}: not a record of column {}: {s}", c + 1)
+                    })?
+                }
                 (t, v) => bail!("{relation}: column {} is {}, got {v:?}", c + 1, t.name()),
             });
         }
@@ -223,7 +232,8 @@ impl<'p> Database<'p> {
                 continue;
             }
             for ioo in &info.inputs {
-                io::read_input(info, ioo, fact_dir, &mut self.rels[r], &mut self.syms)?;
+                let recs = &self.program.checked.record_types;
+                io::read_input(info, ioo, fact_dir, &mut self.rels[r], &mut self.syms, recs)?;
             }
         }
         Ok(())
@@ -255,7 +265,8 @@ impl<'p> Database<'p> {
             return Ok(vec![vec![]; self.rels[r].len()]);
         }
         let flat = self.rels[r].flat();
-        Ok(io::sorted_rows(info, &flat, &self.syms)
+        let recs = &self.program.checked.record_types;
+        Ok(io::sorted_rows(info, &flat, &self.syms, recs)
             .into_iter()
             .map(|row| {
                 row.iter()
@@ -265,6 +276,11 @@ impl<'p> Database<'p> {
                         Base::Uns => Value::Unsigned(*v),
                         Base::Flt => Value::Float(f32::from_bits(*v)),
                         Base::Sym => Value::Symbol(self.syms.resolve(*v).to_string()),
+                        t @ Base::Rec(_) => {
+                            let mut s = String::new();
+                            io::show_value(&mut s, *t, *v, &self.syms, recs);
+                            Value::Record(s)
+                        }
                     })
                     .collect()
             })
@@ -287,7 +303,8 @@ impl<'p> Database<'p> {
             for &r in &stratum.rels {
                 let info = &prog.rels[r];
                 for o in &info.outputs {
-                    io::write_output(info, Some(o), &self.rels[r], &self.syms, target)?;
+                    let recs = &prog.record_types;
+                    io::write_output(info, Some(o), &self.rels[r], &self.syms, recs, target)?;
                 }
                 if info.printsize {
                     io::print_size(info, &self.rels[r])?;

@@ -49,7 +49,7 @@ const QUALIFIERS: [&str; 9] = [
 /// Unary operators written as words; `bnot(x)` is an expression.
 const UNARY_WORDS: [&str; 2] = ["bnot", "lnot"];
 
-const KEYWORDS_UNSUPPORTED: [&str; 2] = ["nil", "autoinc"];
+const KEYWORDS_UNSUPPORTED: [&str; 1] = ["autoinc"];
 
 /// Where program files come from.
 #[derive(Clone, Copy)]
@@ -299,20 +299,33 @@ impl Parser<'_> {
         let def = if self.eat("<:") {
             TypeDef::Subset(self.name()?)
         } else if self.eat("=") {
-            if self.is("[") || self.is("{") {
-                return Err(err_at(
-                    &self.loc(),
-                    "record and ADT types are not supported",
-                ));
+            if self.eat("[") {
+                TypeDef::Record(self.attrs("]")?)
+            } else if matches!(self.peek2(), Tok::P("{")) {
+                let mut branches = Vec::new();
+                loop {
+                    let bloc = self.loc();
+                    let b = self.ident()?;
+                    self.expect("{")?;
+                    branches.push((b, self.attrs("}")?, bloc));
+                    if !self.eat("|") {
+                        break;
+                    }
+                }
+                TypeDef::Adt(branches)
+            } else {
+                let mut members = vec![self.name()?];
+                while self.eat("|") {
+                    members.push(self.name()?);
+                }
+                if self.is("{") {
+                    return Err(err_at(
+                        &self.loc(),
+                        "a type mixes ADT branches and union members",
+                    ));
+                }
+                TypeDef::Union(members)
             }
-            let mut members = vec![self.name()?];
-            while self.eat("|") {
-                members.push(self.name()?);
-            }
-            if self.is("{") {
-                return Err(err_at(&self.loc(), "ADT types are not supported"));
-            }
-            TypeDef::Union(members)
         } else {
             // `.type T` alone: Soufflé's deprecated form of `.type T <: symbol`
             self.deprecated_type(name, "symbol", loc);
@@ -343,24 +356,7 @@ impl Parser<'_> {
             names.push((self.ident()?, l));
         }
         self.expect("(")?;
-        let mut attrs = Vec::new();
-        if !self.is(")") {
-            loop {
-                let aloc = self.loc();
-                let an = self.ident()?;
-                self.expect(":")?;
-                let ty = self.name()?;
-                attrs.push(Attr {
-                    name: an,
-                    ty,
-                    loc: aloc,
-                });
-                if !self.eat(",") {
-                    break;
-                }
-            }
-        }
-        self.expect(")")?;
+        let attrs = self.attrs(")")?;
         let mut qualifiers = Vec::new();
         let mut choice = Vec::new();
         let mut io_tags = Vec::new();
@@ -413,6 +409,29 @@ impl Parser<'_> {
             });
         }
         Ok(())
+    }
+
+    /// `name: type, ...` up to and including `close` (the opening bracket is eaten).
+    fn attrs(&mut self, close: &str) -> Result<Vec<Attr>> {
+        let mut attrs = Vec::new();
+        if !self.is(close) {
+            loop {
+                let aloc = self.loc();
+                let an = self.ident()?;
+                self.expect(":")?;
+                let ty = self.name()?;
+                attrs.push(Attr {
+                    name: an,
+                    ty,
+                    loc: aloc,
+                });
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(close)?;
+        Ok(attrs)
     }
 
     /// `x, (y, z)` after `choice-domain`: each a key of attribute names.
@@ -593,8 +612,13 @@ impl Parser<'_> {
 
     /// Comma-separated terms up to and including the closing `)`; the `(` is already eaten.
     fn term_list(&mut self) -> Result<Vec<Term>> {
+        self.terms_until(")")
+    }
+
+    /// Comma-separated terms up to and including `close`.
+    fn terms_until(&mut self, close: &str) -> Result<Vec<Term>> {
         let mut args = Vec::new();
-        if !self.is(")") {
+        if !self.is(close) {
             loop {
                 args.push(self.term()?);
                 if !self.eat(",") {
@@ -602,7 +626,7 @@ impl Parser<'_> {
                 }
             }
         }
-        self.expect(")")?;
+        self.expect(close)?;
         Ok(args)
     }
 
@@ -892,6 +916,30 @@ impl Parser<'_> {
                 let t = self.term()?;
                 self.expect(")")?;
                 Ok(t)
+            }
+            Tok::P("[") => {
+                self.bump();
+                Ok(Term::Record(self.terms_until("]")?, loc))
+            }
+            Tok::P("$") => {
+                self.bump();
+                let Tok::Ident(name) = self.peek().clone() else {
+                    return Err(err_at(
+                        &loc,
+                        "`$` without a branch name (autoincrement) is not supported",
+                    ));
+                };
+                self.bump();
+                let args = if self.eat("(") {
+                    self.term_list()?
+                } else {
+                    vec![]
+                };
+                Ok(Term::Branch(name, args, loc))
+            }
+            Tok::Ident(name) if name == "nil" => {
+                self.bump();
+                Ok(Term::Nil(loc))
             }
             Tok::Ident(name) => {
                 self.bump();

@@ -106,6 +106,16 @@ pub enum Step {
         slot: usize,
         expr: PlanExpr,
     },
+    /// The fields of the record in `slot` (`Lit::Unpack`), read like an
+    /// atom's row; `nil`, or a row of another length (another ADT branch),
+    /// matches nothing.
+    Unpack {
+        slot: usize,
+        arity: usize,
+        binds: Vec<(usize, usize)>,
+        same: Vec<(usize, usize)>,
+        checks: Vec<(usize, PlanExpr)>,
+    },
     /// `range(from, to[, step])`: binds `slot` to each value, or, when
     /// `test`, checks that its value is one of them.
     Range {
@@ -247,41 +257,13 @@ impl Planner<'_> {
         version: Version,
         bound: &mut [bool],
     ) -> Result<Step> {
-        let mut key_cols = Vec::new();
-        let mut key = Vec::new();
-        let mut binds = Vec::new();
-        let mut same = Vec::new();
-        let mut later = Vec::new();
-        let mut newly: Vec<(usize, usize)> = Vec::new();
-        for (c, a) in args.iter().enumerate() {
-            match a {
-                Arg::Var(v) if bound[*v] => {
-                    key_cols.push(c);
-                    key.push(Expr::Var(*v));
-                }
-                Arg::Var(v) => {
-                    if let Some((c0, _)) = newly.iter().find(|(_, w)| w == v) {
-                        same.push((c, *c0));
-                    } else {
-                        newly.push((c, *v));
-                        binds.push((c, *v));
-                    }
-                }
-                Arg::Anon => {}
-                Arg::Expr(e) if ready(e, bound) => {
-                    key_cols.push(c);
-                    key.push(self.plan_expr(e, bound)?);
-                }
-                Arg::Expr(e) => later.push((c, e)),
-            }
-        }
-        for (_, v) in &newly {
-            bound[*v] = true;
-        }
-        let mut checks = Vec::new();
-        for (c, e) in later {
-            checks.push((c, self.plan_expr(e, bound)?));
-        }
+        let RowArgs {
+            known,
+            binds,
+            same,
+            checks,
+        } = self.row_args(args, bound)?;
+        let (key_cols, key): (Vec<usize>, Vec<PlanExpr>) = known.into_iter().unzip();
         if key_cols.len() == args.len() {
             return Ok(Step::Member {
                 rel,
@@ -303,6 +285,38 @@ impl Planner<'_> {
             same,
             checks,
         })
+    }
+
+    /// How a row's columns meet the variables: columns known before the row
+    /// (bound variables, ready expressions), variables the row binds, columns
+    /// equal to an earlier column of the row, and columns checked against
+    /// expressions over what the row binds (`R(x, x + 1)`). Marks the new
+    /// variables bound.
+    fn row_args(&mut self, args: &[Arg], bound: &mut [bool]) -> Result<RowArgs> {
+        let mut out = RowArgs::default();
+        let mut later = Vec::new();
+        for (c, a) in args.iter().enumerate() {
+            match a {
+                Arg::Var(v) if bound[*v] => out.known.push((c, Expr::Var(*v))),
+                Arg::Var(v) => {
+                    if let Some((c0, _)) = out.binds.iter().find(|(_, w)| w == v) {
+                        out.same.push((c, *c0));
+                    } else {
+                        out.binds.push((c, *v));
+                    }
+                }
+                Arg::Anon => {}
+                Arg::Expr(e) if ready(e, bound) => out.known.push((c, self.plan_expr(e, bound)?)),
+                Arg::Expr(e) => later.push((c, e)),
+            }
+        }
+        for (_, v) in &out.binds {
+            bound[*v] = true;
+        }
+        for (c, e) in later {
+            out.checks.push((c, self.plan_expr(e, bound)?));
+        }
+        Ok(out)
     }
 
     /// Place every literal that is ready and does not enumerate, until none is
@@ -430,6 +444,43 @@ impl Planner<'_> {
                     test,
                 })
             }
+            Lit::Unpack { var, fields, .. } if bound[*var] => {
+                if !atom_ready(fields, bound) {
+                    return Ok(None);
+                }
+                let RowArgs {
+                    known,
+                    binds,
+                    same,
+                    mut checks,
+                } = self.row_args(fields, bound)?;
+                checks.extend(known);
+                Some(Step::Unpack {
+                    slot: *var,
+                    arity: fields.len(),
+                    binds,
+                    same,
+                    checks,
+                })
+            }
+            Lit::Unpack { var, fields, .. } => {
+                if !binds_nothing(fields, bound) || fields.iter().any(|f| matches!(f, Arg::Anon)) {
+                    return Ok(None);
+                }
+                let mut xs = Vec::new();
+                for f in fields {
+                    xs.push(match f {
+                        Arg::Var(v) => Expr::Var(*v),
+                        Arg::Expr(e) => self.plan_expr(e, bound)?,
+                        Arg::Anon => unreachable!(),
+                    });
+                }
+                bound[*var] = true;
+                Some(Step::Bind {
+                    slot: *var,
+                    expr: Expr::Rec(xs),
+                })
+            }
             Lit::Match { neg, re, s, .. } => {
                 if ready(re, bound) && ready(s, bound) {
                     Some(Step::Match {
@@ -546,10 +597,24 @@ impl Planner<'_> {
                     .map(|x| self.plan_expr(x, bound))
                     .collect::<Result<_>>()?,
             ),
+            Expr::Rec(xs) => Expr::Rec(
+                xs.iter()
+                    .map(|x| self.plan_expr(x, bound))
+                    .collect::<Result<_>>()?,
+            ),
             Expr::Var(v) => Expr::Var(*v),
             Expr::Const(c) => Expr::Const(*c),
         })
     }
+}
+
+/// See `Planner::row_args`.
+#[derive(Default)]
+struct RowArgs {
+    known: Vec<(usize, PlanExpr)>,
+    binds: Vec<(usize, usize)>,
+    same: Vec<(usize, usize)>,
+    checks: Vec<(usize, PlanExpr)>,
 }
 
 /// Whether every argument is `_` or bound already.

@@ -189,14 +189,36 @@ impl Hasher for StrHasher {
     }
 }
 
-/// The symbol table: strings interned to dense `u32` ids.
+/// The symbol table: strings interned to dense `u32` ids; and the record
+/// table: field tuples interned the same way (ids from 1; 0 is `nil`). One
+/// table holds both so that evaluation interns either under the same lock.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
     ids: HashMap<Arc<str>, u32, BuildHasherDefault<StrHasher>>,
     strs: Vec<Arc<str>>,
+    rec_ids: HashMap<Arc<[u32]>, u32>,
+    recs: Vec<Arc<[u32]>>,
 }
 
 impl Symbols {
+    /// The id of the record with these fields (equal records, equal ids).
+    pub fn pack(&mut self, fields: &[u32]) -> u32 {
+        if let Some(id) = self.find_record(fields) {
+            return id;
+        }
+        let id = self.recs.len() as u32 + 1;
+        let a: Arc<[u32]> = Arc::from(fields);
+        self.recs.push(a.clone());
+        self.rec_ids.insert(a, id);
+        id
+    }
+    pub fn find_record(&self, fields: &[u32]) -> Option<u32> {
+        self.rec_ids.get(fields).copied()
+    }
+    /// The fields of record `id` (`None` for `nil`).
+    pub fn record(&self, id: u32) -> Option<&[u32]> {
+        id.checked_sub(1).map(|i| &*self.recs[i as usize])
+    }
     pub fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.ids.get(s) {
             return id;

@@ -15,6 +15,17 @@ pub fn llfacts() -> Command {
     Command::new(env!("CARGO_BIN_EXE_llfacts"))
 }
 
+/// Write `text` to `dir/name`, creating folders as needed.
+pub fn write_file(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+pub fn read_file(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// A fresh, empty scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);

@@ -66,7 +66,9 @@ fn lift(t: &mut Term, out: &mut Vec<Literal>, k: &mut usize) {
             lift(b, out, k);
         }
         Term::Un(_, a, _) | Term::As(a, _, _) => lift(a, out, k),
-        Term::Call(_, xs, _) => xs.iter_mut().for_each(|x| lift(x, out, k)),
+        Term::Call(_, xs, _) | Term::Record(xs, _) | Term::Branch(_, xs, _) => {
+            xs.iter_mut().for_each(|x| lift(x, out, k))
+        }
         _ => {}
     }
 }

@@ -70,7 +70,20 @@ fn check_body(rule: &Rule, lits: &[Lit], bound: &mut [bool]) -> Result<()> {
 /// If `l` is usable with the variables of `bound`, mark the variables it binds and return true.
 fn bind(l: &Lit, bound: &mut [bool]) -> bool {
     match l {
-        Lit::Atom { args, .. } => {
+        // bound fields build a record
+        Lit::Unpack { var, fields, .. } if !bound[*var] => {
+            let built = fields.iter().all(|f| match f {
+                Arg::Var(v) => bound[*v],
+                Arg::Anon => false,
+                Arg::Expr(e) => ready(e, bound),
+            });
+            if built {
+                bound[*var] = true;
+            }
+            built
+        }
+        // a bound record binds its fields as an atom binds its arguments
+        Lit::Atom { args, .. } | Lit::Unpack { fields: args, .. } => {
             if !atom_ready(args, bound) {
                 return false;
             }
@@ -116,7 +129,7 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
 /// The expressions of a literal, in order.
 fn lit_exprs(l: &Lit) -> Vec<&Expr> {
     match l {
-        Lit::Atom { args, .. } | Lit::Neg { args, .. } => args
+        Lit::Atom { args, .. } | Lit::Neg { args, .. } | Lit::Unpack { fields: args, .. } => args
             .iter()
             .filter_map(|a| match a {
                 Arg::Expr(e) => Some(e),
@@ -158,7 +171,7 @@ fn check_aggregates(rule: &Rule, e: &Expr, bound: &[bool]) -> Result<()> {
             check_aggregates(rule, b, bound)?;
             check_aggregates(rule, c, bound)
         }
-        Expr::Cat(xs) | Expr::MinMax(_, _, xs) => {
+        Expr::Cat(xs) | Expr::MinMax(_, _, xs) | Expr::Rec(xs) => {
             xs.iter().try_for_each(|x| check_aggregates(rule, x, bound))
         }
         Expr::Var(_) | Expr::Const(_) => Ok(()),

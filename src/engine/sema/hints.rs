@@ -152,7 +152,9 @@ fn underscore(t: &Term) -> Option<&Loc> {
         Term::Anon(l) => Some(l),
         Term::Bin(_, a, b, _) => underscore(a).or_else(|| underscore(b)),
         Term::Un(_, a, _) | Term::As(a, _, _) => underscore(a),
-        Term::Call(_, xs, _) => xs.iter().find_map(underscore),
+        Term::Call(_, xs, _) | Term::Record(xs, _) | Term::Branch(_, xs, _) => {
+            xs.iter().find_map(underscore)
+        }
         _ => None,
     }
 }
@@ -170,7 +172,9 @@ fn atoms<'a>(body: &'a [Literal], f: &mut dyn FnMut(&'a Atom, bool, bool)) {
                 in_term(b, f);
             }
             Term::Un(_, a, _) | Term::As(a, _, _) => in_term(a, f),
-            Term::Call(_, xs, _) => xs.iter().for_each(|x| in_term(x, f)),
+            Term::Call(_, xs, _) | Term::Record(xs, _) | Term::Branch(_, xs, _) => {
+                xs.iter().for_each(|x| in_term(x, f))
+            }
             _ => {}
         }
     }

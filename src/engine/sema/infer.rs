@@ -80,6 +80,22 @@ impl<'a> Infer<'a> {
         for t in &head.args {
             self.collect_in_term(t)?;
         }
+        // A record-typed head attribute types the variables nothing else has
+        // typed yet (`r(c) :- c = [s, nil], site(s)`), as Soufflé infers it.
+        let hr = self.rel(head)?;
+        for (t, tid) in head.args.iter().zip(self.rel_types[hr].clone()) {
+            let fresh = match t {
+                Term::Var(v, _) => self
+                    .var_slots
+                    .get(v)
+                    .is_none_or(|s| self.var_ty[*s].is_none()),
+                Term::Record(..) | Term::Branch(..) => true,
+                _ => false,
+            };
+            if fresh && matches!(self.types.info[tid].base, Base::Rec(_)) {
+                self.collect_pattern(t, tid)?;
+            }
+        }
         // a comparison between two variables gives them one common type
         let mut pairs = Vec::new();
         gather_cmps(body, &mut pairs);
@@ -113,6 +129,14 @@ impl<'a> Infer<'a> {
                 gather_eqs_term(t, &mut eqs);
             }
             for (a, b) in eqs {
+                // `x = [a, b]`, `$C(y) = x`: both sides take the record type
+                if let Some(tid) = self.pattern_tid(a).or(self.pattern_tid(b)) {
+                    let typed = self.var_ty.iter().flatten().count();
+                    self.collect_pattern(a, tid)?;
+                    self.collect_pattern(b, tid)?;
+                    changed |= self.var_ty.iter().flatten().count() > typed;
+                    continue;
+                }
                 for (v, e) in [(a, b), (b, a)] {
                     if let Term::Var(name, l) = v {
                         let s = self.slot(name, l);
@@ -176,49 +200,7 @@ impl<'a> Infer<'a> {
                 Literal::Pos(a) => {
                     let r = self.rel(a)?;
                     for (i, t) in a.args.iter().enumerate() {
-                        let tid = self.rel_types[r][i];
-                        if let Term::Var(v, vl) = t {
-                            let s = self.slot(v, vl);
-                            let info = self.types.info[tid].clone();
-                            match &mut self.var_ty[s] {
-                                None => {
-                                    self.var_ty[s] = Some(ETy {
-                                        base: info.base,
-                                        den: Some(info.den),
-                                    })
-                                }
-                                Some(cur) => {
-                                    if cur.base != info.base {
-                                        return Err(err_at(
-                                            vl,
-                                            format!(
-                                                "Type mismatch: variable {v} is used as {} here but as {} elsewhere",
-                                                info.base.name(),
-                                                cur.base.name()
-                                            ),
-                                        ));
-                                    }
-                                    let d: BTreeSet<usize> = cur
-                                        .den
-                                        .as_ref()
-                                        .unwrap()
-                                        .intersection(&info.den)
-                                        .copied()
-                                        .collect();
-                                    if d.is_empty() {
-                                        return Err(err_at(
-                                            vl,
-                                            format!(
-                                                "Unable to deduce type for variable {v}: its uses have disjoint types"
-                                            ),
-                                        ));
-                                    }
-                                    cur.den = Some(d);
-                                }
-                            }
-                        } else {
-                            self.collect_in_term(t)?;
-                        }
+                        self.collect_pattern(t, self.rel_types[r][i])?;
                     }
                 }
                 other => {
@@ -229,6 +211,78 @@ impl<'a> Infer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Variable `v` occurs where a value of type `tid` is: its type narrows
+    /// to the intersection.
+    fn narrow(&mut self, v: &str, vl: &Loc, tid: usize) -> Result<()> {
+        let s = self.slot(v, vl);
+        let info = self.types.info[tid].clone();
+        let Some(cur) = &mut self.var_ty[s] else {
+            self.var_ty[s] = Some(ETy {
+                base: info.base,
+                den: Some(info.den),
+            });
+            return Ok(());
+        };
+        if cur.base != info.base {
+            return Err(err_at(
+                vl,
+                format!(
+                    "Type mismatch: variable {v} is used as {} here but as {} elsewhere",
+                    self.types.base_name(info.base),
+                    self.types.base_name(cur.base)
+                ),
+            ));
+        }
+        let d: BTreeSet<usize> = match &cur.den {
+            Some(d) => d.intersection(&info.den).copied().collect(),
+            None => info.den,
+        };
+        if d.is_empty() {
+            return Err(err_at(
+                vl,
+                format!("Unable to deduce type for variable {v}: its uses have disjoint types"),
+            ));
+        }
+        cur.den = Some(d);
+        Ok(())
+    }
+
+    /// A term where a value of type `tid` is (an atom argument, a record
+    /// field): variables take that type, the fields of a record or branch
+    /// term their field types. Shape errors are reported when lowering.
+    fn collect_pattern(&mut self, t: &Term, tid: usize) -> Result<()> {
+        let fields = match (t, self.types.info[tid].base) {
+            (Term::Var(v, vl), _) => return self.narrow(v, vl, tid),
+            (Term::Record(args, _), Base::Rec(k)) if !self.types.records[k as usize].adt => {
+                Some((args, &self.types.record_fields[k as usize][0]))
+            }
+            (Term::Branch(name, args, _), Base::Rec(k)) => match self.types.branches.get(name) {
+                Some((k2, b)) if *k2 == k => {
+                    Some((args, &self.types.record_fields[k as usize][*b]))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        match fields {
+            Some((args, tids)) if args.len() == tids.len() => {
+                for (a, f) in args.iter().zip(tids.clone()) {
+                    self.collect_pattern(a, f)?;
+                }
+                Ok(())
+            }
+            _ => self.collect_in_term(t),
+        }
+    }
+
+    /// The record type a term has by itself: a typed variable's, a branch's.
+    fn pattern_tid(&self, t: &Term) -> Option<usize> {
+        match self.definite(t)? {
+            Base::Rec(k) => Some(self.types.record_tids[k as usize]),
+            _ => None,
+        }
     }
 
     pub fn collect_in_term(&mut self, t: &Term) -> Result<()> {
@@ -244,7 +298,7 @@ impl<'a> Infer<'a> {
                 self.collect_in_term(b)?;
             }
             Term::Un(_, a, _) | Term::As(a, _, _) => self.collect_in_term(a)?,
-            Term::Call(_, args, _) => {
+            Term::Call(_, args, _) | Term::Record(args, _) | Term::Branch(_, args, _) => {
                 for a in args {
                     self.collect_in_term(a)?;
                 }
@@ -266,7 +320,8 @@ impl<'a> Infer<'a> {
             Term::Unsigned(..) => Some(Base::Uns),
             Term::Float(..) => Some(Base::Flt),
             Term::Str(..) => Some(Base::Sym),
-            Term::Anon(_) => None,
+            Term::Anon(_) | Term::Record(..) | Term::Nil(_) => None,
+            Term::Branch(name, _, _) => self.types.branches.get(name).map(|(k, _)| Base::Rec(*k)),
             Term::Bin(op, a, b, _) => match op {
                 BinOp::Land | BinOp::Lor => self.definite(a).or(self.definite(b)),
                 _ => self.definite(a).or(self.definite(b)),
@@ -311,6 +366,45 @@ impl<'a> Infer<'a> {
             Term::Unsigned(..) => any(Base::Uns),
             Term::Float(..) => any(Base::Flt),
             Term::Str(..) => any(Base::Sym),
+            Term::Nil(l) => match expect {
+                Some(Base::Rec(k)) if !self.types.records[k as usize].adt => any(Base::Rec(k)),
+                Some(b) => {
+                    return Err(err_at(
+                        l,
+                        format!(
+                            "Type mismatch: `nil` where {} is expected",
+                            self.types.base_name(b)
+                        ),
+                    ));
+                }
+                None => return Err(err_at(l, "Unable to deduce the record type of `nil`")),
+            },
+            Term::Record(args, l) => {
+                let k = match expect {
+                    Some(Base::Rec(k)) if !self.types.records[k as usize].adt => k,
+                    Some(b) => {
+                        return Err(err_at(
+                            l,
+                            format!(
+                                "Type mismatch: a record where {} is expected",
+                                self.types.base_name(b)
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(err_at(l, "Unable to deduce the record type of this record"));
+                    }
+                };
+                self.ty_fields(k, 0, args, l)?
+            }
+            Term::Branch(name, args, l) => {
+                let (k, b) = *self
+                    .types
+                    .branches
+                    .get(name)
+                    .ok_or_else(|| err_at(l, format!("Undefined ADT branch {name}")))?;
+                self.ty_fields(k, b, args, l)?
+            }
             Term::Bin(op, a, b, l) => self.ty_binary(*op, a, b, l, expect)?,
             Term::Un(op, a, l) => self.ty_unary(*op, a, l, expect)?,
             Term::Call(name, args, l) => self.ty_call(name, args, l, expect)?,
@@ -355,7 +449,7 @@ impl<'a> Infer<'a> {
                 _ => {
                     let tg = agg.target.as_ref().unwrap();
                     let t = self.ty(tg, expect)?;
-                    if t.base == Base::Sym {
+                    if matches!(t.base, Base::Sym | Base::Rec(_)) {
                         return Err(err_at(
                             &agg.loc,
                             "Type mismatch: aggregate target must be numeric",
@@ -365,6 +459,46 @@ impl<'a> Infer<'a> {
                 }
             },
         })
+    }
+
+    /// The fields of a record (or of ADT branch `b`) of record type `k`: their
+    /// number and types (`_` fits any field: patterns allow it).
+    fn ty_fields(&self, k: u32, b: usize, args: &[Term], l: &Loc) -> Result<ETy> {
+        let rt = &self.types.records[k as usize];
+        let (branch, fields) = &rt.branches[b];
+        let what = if rt.adt {
+            format!("branch {branch} of {}", rt.name)
+        } else {
+            format!("record type {}", rt.name)
+        };
+        if args.len() != fields.len() {
+            return Err(err_at(
+                l,
+                format!(
+                    "Wrong number of arguments for {what}: expected {}, found {}",
+                    fields.len(),
+                    args.len()
+                ),
+            ));
+        }
+        for (i, (a, fb)) in args.iter().zip(fields).enumerate() {
+            if matches!(a, Term::Anon(_)) {
+                continue;
+            }
+            let t = self.ty(a, Some(*fb))?;
+            if t.base != *fb {
+                return Err(err_at(
+                    a.loc(),
+                    format!(
+                        "Type mismatch: field {} of {what} is {}, found {}",
+                        i + 1,
+                        self.types.base_name(*fb),
+                        self.types.base_name(t.base)
+                    ),
+                ));
+            }
+        }
+        Ok(any(Base::Rec(k)))
     }
 
     /// A binary operator: both operands have one base, on which the operator is defined.
@@ -389,13 +523,15 @@ impl<'a> Infer<'a> {
                 format!(
                     "Type mismatch: operands of `{}` are {} and {}",
                     binop_name(op),
-                    ta.base.name(),
-                    tb.base.name()
+                    self.types.base_name(ta.base),
+                    self.types.base_name(tb.base)
                 ),
             ));
         }
         let ok = match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow => base != Base::Sym,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow => {
+                matches!(base, Base::Num | Base::Uns | Base::Flt)
+            }
             _ => matches!(base, Base::Num | Base::Uns),
         };
         if !ok {
@@ -473,7 +609,10 @@ impl<'a> Infer<'a> {
                 if args.len() != 1 {
                     return arity_err("one argument");
                 }
-                self.ty(&args[0], None)?;
+                let from = self.ty(&args[0], None)?.base;
+                if matches!(from, Base::Rec(_)) && name != "ord" {
+                    return Err(err_at(l, format!("Type mismatch: `{name}` of a record")));
+                }
                 any(match name {
                     "ord" | "to_number" => Base::Num,
                     "to_string" => Base::Sym,
@@ -490,8 +629,11 @@ impl<'a> Infer<'a> {
                     .find_map(|a| self.definite(a))
                     .or(expect.filter(|b| *b != Base::Sym))
                     .unwrap_or(Base::Num);
-                if base == Base::Sym {
-                    return Err(err_at(l, "Type mismatch: `range` is not defined on symbol"));
+                if matches!(base, Base::Sym | Base::Rec(_)) {
+                    return Err(err_at(
+                        l,
+                        format!("Type mismatch: `range` is not defined on {}", base.name()),
+                    ));
                 }
                 for i in 0..args.len() {
                     want(i, base)?;
@@ -507,6 +649,9 @@ impl<'a> Infer<'a> {
                     .find_map(|a| self.definite(a))
                     .or(expect)
                     .unwrap_or(Base::Num);
+                if matches!(base, Base::Rec(_)) {
+                    return Err(err_at(l, format!("Type mismatch: `{name}` of records")));
+                }
                 for i in 0..args.len() {
                     want(i, base)?;
                 }

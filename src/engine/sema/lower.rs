@@ -8,7 +8,7 @@ use super::decls::Decls;
 use super::generators::{is_range, lift_ranges};
 use super::infer::Infer;
 use super::scope::{all_vars, lit_terms, scope_clause, term_vars_outer, visit_aggs};
-use super::types::Types;
+use super::types::{ETy, Types};
 use crate::engine::ast::{AggOp, Aggregate, Atom, CmpOp, Literal, Loc, Term, err_at};
 use crate::engine::ir::{AggIr, Arg, Base, Expr, Lit, Rule};
 use crate::engine::storage::Symbols;
@@ -30,6 +30,7 @@ pub fn lower_clause(
         inf: Infer::new(decls, types),
         symbols,
         deps: vec![],
+        unpacks: vec![],
     };
     let rule = cx.clause(head, body, loc)?;
     Ok((rule, cx.deps))
@@ -39,6 +40,9 @@ struct Lower<'a> {
     inf: Infer<'a>,
     symbols: &'a mut Symbols,
     deps: Vec<Dep>,
+    /// The `Lit::Unpack`s of the record patterns in the literal being lowered;
+    /// they follow it in the body.
+    unpacks: Vec<Lit>,
 }
 
 impl Lower<'_> {
@@ -93,7 +97,7 @@ impl Lower<'_> {
                         "Type mismatch: argument {} of {} has type {}, but the attribute is declared {}",
                         i + 1,
                         head.name,
-                        et.base.name(),
+                        self.inf.types.base_name(et.base),
                         self.inf.types.display[htypes[i]]
                     ),
                 ));
@@ -121,11 +125,64 @@ impl Lower<'_> {
         let mut out = Vec::new();
         for l in body {
             out.push(self.lower_lit(l, false)?);
+            out.append(&mut self.unpacks);
         }
         Ok(out)
     }
 
-    fn lower_args(&mut self, a: &Atom) -> Result<(usize, Vec<Arg>)> {
+    /// A term matched against a value of base `base`: a record or branch term
+    /// becomes a fresh variable whose fields a `Lit::Unpack` binds or checks
+    /// (nested patterns nest); other terms are plain arguments.
+    fn pattern_arg(&mut self, t: &Term, base: Base) -> Result<Arg> {
+        let (Term::Record(args, l) | Term::Branch(_, args, l)) = t else {
+            return Ok(match t {
+                Term::Var(v, l) => Arg::Var(self.inf.slot(v, l)),
+                Term::Anon(_) => Arg::Anon,
+                _ => Arg::Expr(self.lower_term(t, Some(base))?),
+            });
+        };
+        let et = self.inf.ty(t, Some(base))?;
+        if et.base != base {
+            return Err(err_at(
+                l,
+                format!(
+                    "Type mismatch: a value of {} where {} is expected",
+                    self.inf.types.base_name(et.base),
+                    self.inf.types.base_name(base)
+                ),
+            ));
+        }
+        let (tag, field_bases) = self.record_shape(t, base);
+        let mut fields: Vec<Arg> = tag.map(|b| Arg::Expr(Expr::Const(b))).into_iter().collect();
+        for (a, fb) in args.iter().zip(field_bases) {
+            fields.push(self.pattern_arg(a, fb)?);
+        }
+        let name = format!("record#{}", self.inf.var_names.len());
+        let var = self.inf.slot(&name, l);
+        self.inf.var_ty[var] = Some(ETy { base, den: None });
+        self.unpacks.push(Lit::Unpack {
+            var,
+            fields,
+            loc: l.clone(),
+        });
+        Ok(Arg::Var(var))
+    }
+
+    /// A type-checked record or branch term of record base `base`: the
+    /// branch number an ADT value starts with, and the bases of the fields.
+    fn record_shape(&self, t: &Term, base: Base) -> (Option<u32>, Vec<Base>) {
+        let Base::Rec(k) = base else { unreachable!() };
+        let b = match t {
+            Term::Branch(name, ..) => Some(self.inf.types.branches[name].1),
+            _ => None,
+        };
+        let fields = &self.inf.types.records[k as usize].branches[b.unwrap_or(0)].1;
+        (b.map(|b| b as u32), fields.clone())
+    }
+
+    /// An atom's relation and arguments; record terms are patterns in a
+    /// positive atom, values (every variable bound) in a negated one.
+    fn lower_args(&mut self, a: &Atom, patterns: bool) -> Result<(usize, Vec<Arg>)> {
         let r = self.inf.rel(a)?;
         let mut args = Vec::new();
         for (i, t) in a.args.iter().enumerate() {
@@ -134,6 +191,7 @@ impl Lower<'_> {
             args.push(match t {
                 Term::Var(v, l) => Arg::Var(self.inf.slot(v, l)),
                 Term::Anon(_) => Arg::Anon,
+                Term::Record(..) | Term::Branch(..) if patterns => self.pattern_arg(t, base)?,
                 _ => {
                     let et = self.inf.ty(t, Some(base))?;
                     if et.base != base {
@@ -144,7 +202,7 @@ impl Lower<'_> {
                                 i + 1,
                                 a.name,
                                 self.inf.types.display[tid],
-                                et.base.name()
+                                self.inf.types.base_name(et.base)
                             ),
                         ));
                     }
@@ -158,7 +216,7 @@ impl Lower<'_> {
     fn lower_lit(&mut self, l: &Literal, in_agg: bool) -> Result<Lit> {
         Ok(match l {
             Literal::Pos(a) => {
-                let (rel, args) = self.lower_args(a)?;
+                let (rel, args) = self.lower_args(a, true)?;
                 self.deps.push((rel, in_agg, a.loc.clone()));
                 Lit::Atom {
                     rel,
@@ -167,7 +225,7 @@ impl Lower<'_> {
                 }
             }
             Literal::Neg(a) => {
-                let (rel, args) = self.lower_args(a)?;
+                let (rel, args) = self.lower_args(a, false)?;
                 for (i, t) in a.args.iter().enumerate() {
                     let want = self.inf.rels[rel].types[i];
                     if let Term::Var(v, vl) = t
@@ -223,11 +281,25 @@ impl Lower<'_> {
                 }
             }
             Literal::Cmp(op, a, b, loc) => {
-                let base = self
-                    .inf
-                    .definite(a)
-                    .or(self.inf.definite(b))
-                    .unwrap_or(Base::Num);
+                let base = self.inf.definite(a).or(self.inf.definite(b));
+                let untyped = |t: &Term| matches!(t, Term::Record(..) | Term::Nil(_));
+                if base.is_none() && (untyped(a) || untyped(b)) {
+                    return Err(err_at(
+                        loc,
+                        "Unable to deduce the record type of this comparison",
+                    ));
+                }
+                let base = base.unwrap_or(Base::Num);
+                let record = matches!(base, Base::Rec(_));
+                if record && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                    return Err(err_at(
+                        loc,
+                        format!(
+                            "Type mismatch: records of {} are only compared with `=` and `!=`",
+                            self.inf.types.base_name(base)
+                        ),
+                    ));
+                }
                 let ta = self.inf.ty(a, Some(base))?;
                 let tb = self.inf.ty(b, Some(base))?;
                 if ta.base != tb.base {
@@ -235,10 +307,29 @@ impl Lower<'_> {
                         loc,
                         format!(
                             "Type mismatch: cannot compare {} with {}",
-                            ta.base.name(),
-                            tb.base.name()
+                            self.inf.types.base_name(ta.base),
+                            self.inf.types.base_name(tb.base)
                         ),
                     ));
+                }
+                if record && *op == CmpOp::Eq {
+                    // unification: each side a variable, a value, or a pattern
+                    let side = |cx: &mut Self, t: &Term| -> Result<Expr> {
+                        Ok(match cx.pattern_arg(t, base)? {
+                            Arg::Var(v) => Expr::Var(v),
+                            Arg::Expr(e) => e,
+                            Arg::Anon => {
+                                return Err(err_at(t.loc(), "Underscore in an expression"));
+                            }
+                        })
+                    };
+                    return Ok(Lit::Cmp {
+                        op: CmpOp::Eq,
+                        base,
+                        lhs: side(self, a)?,
+                        rhs: side(self, b)?,
+                        loc: loc.clone(),
+                    });
                 }
                 Lit::Cmp {
                     op: *op,
@@ -320,6 +411,19 @@ impl Lower<'_> {
                 let base = self.inf.ty(t, expect)?.base;
                 Expr::Agg(Box::new(self.lower_aggregate(agg, base)?))
             }
+            Term::Nil(_) => {
+                self.inf.ty(t, expect)?;
+                Expr::Const(0)
+            }
+            Term::Record(args, _) | Term::Branch(_, args, _) => {
+                let base = self.inf.ty(t, expect)?.base;
+                let (tag, field_bases) = self.record_shape(t, base);
+                let mut fields: Vec<Expr> = tag.map(Expr::Const).into_iter().collect();
+                for (a, fb) in args.iter().zip(field_bases) {
+                    fields.push(self.lower_term(a, Some(fb))?);
+                }
+                Expr::Rec(fields)
+            }
         })
     }
 
@@ -378,8 +482,15 @@ impl Lower<'_> {
     /// An aggregate whose target has base `base`: its body, target, and local variables.
     fn lower_aggregate(&mut self, agg: &Aggregate, base: Base) -> Result<AggIr> {
         let mut body = Vec::new();
+        let mut records = Vec::new();
         for l in &agg.body {
             body.push(self.lower_lit(l, true)?);
+            for u in self.unpacks.drain(..) {
+                if let Lit::Unpack { var, loc, .. } = &u {
+                    records.push((*var, loc.clone()));
+                }
+                body.push(u);
+            }
         }
         let target = match &agg.target {
             Some(tg) => Some(self.lower_term(tg, Some(base))?),
@@ -398,6 +509,17 @@ impl Lower<'_> {
                 "aggregate body must contain at least one relation atom",
             ));
         }
+        // A pattern's record variables are local; over one atom's tuples they
+        // count nothing. Over several atoms, distinct bindings of the named
+        // variables are counted, which such a variable would split.
+        if let (true, Some((_, l))) = (atoms > 1, records.first()) {
+            return Err(err_at(
+                l,
+                "record patterns in an aggregate over several atoms are not supported",
+            ));
+        }
+        let mut local_vars = self.local_vars(agg);
+        local_vars.extend(records.iter().map(|(v, _)| *v));
         Ok(AggIr {
             op: agg.op,
             base: if agg.op == AggOp::Count {
@@ -408,7 +530,7 @@ impl Lower<'_> {
             target,
             body,
             single_atom: atoms == 1,
-            local_vars: self.local_vars(agg),
+            local_vars,
         })
     }
 

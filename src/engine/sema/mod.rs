@@ -56,6 +56,7 @@ pub fn check(src: &Source) -> Result<Checked> {
         rules,
         strata,
         symbols,
+        record_types: types.records.clone(),
         needed,
     };
     ground::check(&checked)?;

@@ -77,7 +77,9 @@ fn scope_term(t: &mut Term, outer: &HashSet<String>, fresh: &mut usize) {
             scope_term(b, outer, fresh);
         }
         Term::Un(_, a, _) | Term::As(a, _, _) => scope_term(a, outer, fresh),
-        Term::Call(_, args, _) => args.iter_mut().for_each(|a| scope_term(a, outer, fresh)),
+        Term::Call(_, args, _) | Term::Record(args, _) | Term::Branch(_, args, _) => {
+            args.iter_mut().for_each(|a| scope_term(a, outer, fresh))
+        }
         _ => {}
     }
 }
@@ -90,7 +92,9 @@ pub fn term_vars_outer(t: &Term, out: &mut Vec<String>) {
             term_vars_outer(b, out);
         }
         Term::Un(_, a, _) | Term::As(a, _, _) => term_vars_outer(a, out),
-        Term::Call(_, args, _) => args.iter().for_each(|a| term_vars_outer(a, out)),
+        Term::Call(_, args, _) | Term::Record(args, _) | Term::Branch(_, args, _) => {
+            args.iter().for_each(|a| term_vars_outer(a, out))
+        }
         _ => {}
     }
 }
@@ -126,7 +130,9 @@ pub fn rename_term(t: &mut Term, f: &dyn Fn(&str) -> Option<String>) {
             rename_term(b, f);
         }
         Term::Un(_, a, _) | Term::As(a, _, _) => rename_term(a, f),
-        Term::Call(_, args, _) => args.iter_mut().for_each(|a| rename_term(a, f)),
+        Term::Call(_, args, _) | Term::Record(args, _) | Term::Branch(_, args, _) => {
+            args.iter_mut().for_each(|a| rename_term(a, f))
+        }
         Term::Agg(agg) => {
             if let Some(tg) = &mut agg.target {
                 rename_term(tg, f);
@@ -149,7 +155,9 @@ pub fn all_vars(t: &Term, out: &mut Vec<String>) {
             all_vars(b, out);
         }
         Term::Un(_, a, _) | Term::As(a, _, _) => all_vars(a, out),
-        Term::Call(_, args, _) => args.iter().for_each(|a| all_vars(a, out)),
+        Term::Call(_, args, _) | Term::Record(args, _) | Term::Branch(_, args, _) => {
+            args.iter().for_each(|a| all_vars(a, out))
+        }
         Term::Agg(agg) => {
             if let Some(tg) = &agg.target {
                 all_vars(tg, out);
@@ -172,7 +180,9 @@ pub fn visit_aggs(t: &Term, found: &mut bool) {
             visit_aggs(b, found);
         }
         Term::Un(_, a, _) | Term::As(a, _, _) => visit_aggs(a, found),
-        Term::Call(_, args, _) => args.iter().for_each(|a| visit_aggs(a, found)),
+        Term::Call(_, args, _) | Term::Record(args, _) | Term::Branch(_, args, _) => {
+            args.iter().for_each(|a| visit_aggs(a, found))
+        }
         _ => {}
     }
 }

@@ -5,8 +5,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use anyhow::Result;
 
-use crate::engine::ast::{Source, TypeDef, err_at};
-use crate::engine::ir::Base;
+use crate::engine::ast::{Attr, Loc, Source, TypeDef, err_at};
+use crate::engine::ir::{Base, RecordType};
 
 /// A type: its base and its denotation, the set of type atoms it covers (a
 /// primitive or subset type is an atom; a union covers its members' atoms).
@@ -22,6 +22,14 @@ pub struct Types {
     pub names: HashMap<String, usize>,
     pub info: Vec<TypeInfo>,
     pub display: Vec<String>,
+    /// Record and ADT types, numbered as in `Base::Rec`.
+    pub records: Vec<RecordType>,
+    /// Per record type, per branch: the type id of each field.
+    pub record_fields: Vec<Vec<Vec<usize>>>,
+    /// ADT branch name → (record type number, branch number).
+    pub branches: HashMap<String, (u32, usize)>,
+    /// The type id of each record type.
+    pub record_tids: Vec<usize>,
 }
 
 impl Types {
@@ -47,6 +55,13 @@ impl Types {
         for (i, b) in PRIMITIVES.iter().enumerate() {
             base[i] = Some(b.1);
         }
+        // record types are nominal: each is its own base
+        let rec_ids: Vec<usize> = (4..n)
+            .filter(|t| matches!(src.types[t - 4].def, TypeDef::Record(_) | TypeDef::Adt(_)))
+            .collect();
+        for (k, t) in rec_ids.iter().enumerate() {
+            base[*t] = Some(Base::Rec(k as u32));
+        }
         for t in 4..n {
             let Some(b) = defs.base(t, &mut base, 0) else {
                 return Err(cyclic(t));
@@ -62,6 +77,60 @@ impl Types {
                     ));
                 }
             }
+            let parent = defs.subset_of[t].or(defs.members[t].first().copied());
+            if let Some(p) = parent
+                && let Some(Base::Rec(_)) = base[p]
+            {
+                return Err(err_at(
+                    &src.types[t - 4].loc,
+                    format!(
+                        "{} is a subtype or union of record type {}: not supported (as in Soufflé)",
+                        display[t], display[p]
+                    ),
+                ));
+            }
+        }
+        let mut records = Vec::new();
+        let mut record_fields = Vec::new();
+        let mut branches = HashMap::new();
+        for (k, t) in rec_ids.iter().enumerate() {
+            let decl = &src.types[t - 4];
+            let mut shape: Vec<(String, &[Attr], &Loc)> = match &decl.def {
+                TypeDef::Record(fields) => vec![(String::new(), fields, &decl.loc)],
+                TypeDef::Adt(bs) => bs
+                    .iter()
+                    .map(|(b, fs, l)| (b.clone(), &fs[..], l))
+                    .collect(),
+                _ => unreachable!(),
+            };
+            // branches are numbered in name order, as Soufflé numbers them
+            shape.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut rec = RecordType {
+                name: decl.name.clone(),
+                adt: matches!(decl.def, TypeDef::Adt(_)),
+                branches: vec![],
+            };
+            let mut tids = Vec::new();
+            for (b, (name, fields, l)) in shape.into_iter().enumerate() {
+                if rec.adt && branches.insert(name.clone(), (k as u32, b)).is_some() {
+                    return Err(err_at(l, format!("Redefinition of branch {name}")));
+                }
+                let mut ids = Vec::new();
+                for f in fields {
+                    let id = *names.get(&f.ty).ok_or_else(|| {
+                        err_at(
+                            &f.loc,
+                            format!("Undefined type in attribute {}:{}", f.name, f.ty),
+                        )
+                    })?;
+                    ids.push(id);
+                }
+                rec.branches
+                    .push((name, ids.iter().map(|i| base[*i].unwrap()).collect()));
+                tids.push(ids);
+            }
+            records.push(rec);
+            record_fields.push(tids);
         }
         let info = (0..n)
             .map(|t| TypeInfo {
@@ -73,7 +142,19 @@ impl Types {
             names,
             info,
             display,
+            records,
+            record_fields,
+            branches,
+            record_tids: rec_ids,
         })
+    }
+
+    /// A base's name; a record type's own name.
+    pub fn base_name(&self, b: Base) -> String {
+        match b {
+            Base::Rec(k) => self.records[k as usize].name.clone(),
+            b => b.name().to_string(),
+        }
     }
 
     /// The name of a denotation: the declared type with exactly these atoms, if
@@ -141,6 +222,7 @@ impl Defs {
                         members[id].push(look(m)?);
                     }
                 }
+                TypeDef::Record(_) | TypeDef::Adt(_) => {}
             }
         }
         Ok(Defs { subset_of, members })
