@@ -630,7 +630,10 @@ fn unsound_pointers_through_integers_in_memory() {
 fn unsound_calls_through_incompatible_types() {
     for_both("incompatible_call", &["unsound/incompatible_call.c"], |a| {
         assert_set(a, "f(&x, 1)", a.indirect_callees("main"), &[]);
-        assert!(!a.sink("sink_saved").contains("x"), "set(int *, long) is now reached");
+        assert!(
+            !a.sink("sink_saved").contains("x"),
+            "set(int *, long) is now reached"
+        );
     });
 }
 

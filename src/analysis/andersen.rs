@@ -11,9 +11,12 @@
 //! one bitmap operation.
 
 use std::collections::{HashMap as StdMap, HashSet as StdSet};
+use std::hash::Hasher;
 
 use anyhow::{Result, anyhow};
 use roaring::RoaringBitmap;
+
+use super::locset::LocSet;
 
 use super::backend::Outputs;
 use super::solution::Builder;
@@ -50,9 +53,6 @@ type Loc = (u32, i32);
 /// time, as before: over 10 minutes).
 const CYCLE_SEARCH_EVERY: usize = 100_000;
 type Node = u32;
-
-/// Below this fraction of the target's size, a set is added location by location.
-const SMALL_DELTA_RATIO: u64 = 16;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Edge {
@@ -196,10 +196,10 @@ struct Solver {
     locs: Vec<Loc>,
     loc_ids: HashMap<Loc, u32>,
     /// The ids of locations at offset -1.
-    unknown_locs: RoaringBitmap,
-    pts: Vec<RoaringBitmap>,
+    unknown_locs: LocSet,
+    pts: Vec<LocSet>,
     /// What each node gained since it was last processed.
-    delta: Vec<RoaringBitmap>,
+    delta: Vec<LocSet>,
     edges: Vec<Vec<Edge>>,
     edge_set: HashSet<(Node, Edge)>,
     triggers: Vec<Vec<Trigger>>,
@@ -224,6 +224,8 @@ struct Solver {
     thrown: Node,
     int_escaped: Node,
     external_objects: HashSet<u32>,
+    /// The node each (address, whole, is load) reads into or writes from.
+    access: HashMap<(Node, bool, bool), Node>,
     /// Globals whose initializer has a pointer at an offset (not -1).
     initialized_fields: HashSet<u32>,
     // Memory copies: (destination node, source node) by copy id; pseudo-object symbols.
@@ -253,8 +255,8 @@ impl Solver {
 
     fn new_node(&mut self, name: Option<u32>) -> Node {
         let n = self.pts.len() as Node;
-        self.pts.push(RoaringBitmap::new());
-        self.delta.push(RoaringBitmap::new());
+        self.pts.push(LocSet::default());
+        self.delta.push(LocSet::default());
         self.edges.push(Vec::new());
         self.triggers.push(Vec::new());
         self.queued.push(false);
@@ -320,27 +322,17 @@ impl Solver {
     }
 
     /// Adds the locations of `set` to representative `n`.
-    fn add_locs(&mut self, n: Node, set: &RoaringBitmap) {
-        let pts = &mut self.pts[n as usize];
-        // A hub's set grows a few locations at a time and each step travels every edge:
-        // a small difference costs lookups, not a pass over the whole target set.
-        let new = if set.len() * SMALL_DELTA_RATIO < pts.len() {
-            let mut new = RoaringBitmap::new();
-            for id in set {
-                if pts.insert(id) {
-                    new.try_push(id).expect("ascending");
-                }
-            }
-            new
-        } else {
-            let new = set - &*pts;
-            *pts |= &new;
-            new
-        };
+    fn add_locs(&mut self, n: Node, set: &LocSet) {
+        let new = self.pts[n as usize].add_all(set);
         if new.is_empty() {
             return;
         }
-        self.delta[n as usize] |= new;
+        let delta = &mut self.delta[n as usize];
+        if delta.is_empty() {
+            *delta = new;
+        } else {
+            delta.add_all(&new);
+        }
         self.enqueue(n);
     }
 
@@ -352,7 +344,7 @@ impl Solver {
     }
 
     /// Propagates `set` (locations of the edge's source) along edge `e`.
-    fn propagate(&mut self, e: Edge, set: &RoaringBitmap) {
+    fn propagate(&mut self, e: Edge, set: &LocSet) {
         match e {
             Edge::Copy(t) => {
                 let t = self.find(t);
@@ -361,9 +353,9 @@ impl Solver {
             Edge::Field(t, _) | Edge::Unknown(t) => {
                 // Locations at -1 stay where they are: one bitmap operation for those.
                 let t = self.find(t);
-                let unknown = set & &self.unknown_locs;
+                let (unknown, known) = set.split(&self.unknown_locs);
                 self.add_locs(t, &unknown);
-                for id in set - &unknown {
+                for id in &known {
                     let (t, l) = self.transform(e, self.locs[id as usize]);
                     self.add_loc(t, l);
                 }
@@ -411,6 +403,36 @@ impl Solver {
 
     fn add_trigger(&mut self, n: Node, t: Trigger) {
         let n = self.find(n);
+        // Loads from one address share a node for what they read, and stores to one
+        // address a node for what they write: one edge per location for all of them.
+        let shared = match t {
+            Trigger::Load { to, whole } => Some((to, whole, true)),
+            Trigger::Store { value, whole } => Some((value, whole, false)),
+            _ => None,
+        };
+        if let Some((end, whole, load)) = shared {
+            let key = (n, whole, load);
+            if let Some(&d) = self.access.get(&key) {
+                let (from, to) = if load { (d, end) } else { (end, d) };
+                self.add_edge(from, Edge::Copy(to));
+                return;
+            }
+            let d = self.new_node(None);
+            self.access.insert(key, d);
+            let t = if load {
+                Trigger::Load { to: d, whole }
+            } else {
+                Trigger::Store { value: d, whole }
+            };
+            self.fire_all(n, t);
+            let (from, to) = if load { (d, end) } else { (end, d) };
+            self.add_edge(from, Edge::Copy(to));
+            return;
+        }
+        self.fire_all(n, t);
+    }
+
+    fn fire_all(&mut self, n: Node, t: Trigger) {
         self.triggers[n as usize].push(t);
         let set = self.pts[n as usize].clone();
         for id in &set {
@@ -949,7 +971,7 @@ impl Solver {
             let pts = std::mem::take(&mut self.pts[m as usize]);
             let edges = std::mem::take(&mut self.edges[m as usize]);
             let triggers = std::mem::take(&mut self.triggers[m as usize]);
-            self.delta[m as usize].clear();
+            self.delta[m as usize] = LocSet::default();
             self.add_locs(r, &pts);
             for e in edges {
                 self.add_edge(r, e);
@@ -980,7 +1002,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
         sub_set: HashSet::default(),
         locs: Vec::new(),
         loc_ids: HashMap::default(),
-        unknown_locs: RoaringBitmap::new(),
+        unknown_locs: LocSet::default(),
         pts: Vec::new(),
         delta: Vec::new(),
         edges: Vec::new(),
@@ -1001,6 +1023,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
         thrown: 0,
         int_escaped: 0,
         external_objects: HashSet::default(),
+        access: HashMap::default(),
         initialized_fields: HashSet::default(),
         copies: Vec::new(),
         copy_index: HashMap::default(),
@@ -1325,24 +1348,41 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
         }
         ids[i as usize]
     };
-    // One set per representative, shared by every node and cell it stands for.
+    // One set per distinct representative's set, shared by every node and cell it stands
+    // for (most nodes of a whole program point to one of a few large sets).
     let mut loc_ids = vec![u32::MAX; s.locs.len()];
     let mut set_of: HashMap<Node, u32> = HashMap::default();
+    let mut by_content: HashMap<u64, Vec<(Node, u32)>> = HashMap::default();
     let mut set = |out: &mut Builder, n: Node| -> u32 {
         let r = s.rep_of(n);
         if let Some(&id) = set_of.get(&r) {
             return id;
         }
-        let mut locs = RoaringBitmap::new();
-        for l in &s.pts[r as usize] {
-            if loc_ids[l as usize] == u32::MAX {
-                let (o, f) = s.locs[l as usize];
-                let o = out.sym(&s.sym.names[o as usize]);
-                loc_ids[l as usize] = out.loc(o, f);
-            }
-            locs.insert(loc_ids[l as usize]);
+        let pts = &s.pts[r as usize];
+        let mut h = crate::fasthash::FastHasher::default();
+        pts.iter().for_each(|l| h.write_u32(l));
+        let same = by_content.entry(h.finish()).or_default();
+        if let Some(&(_, id)) = same
+            .iter()
+            .find(|(o, _)| s.pts[*o as usize].iter().eq(pts.iter()))
+        {
+            set_of.insert(r, id);
+            return id;
         }
-        let id = out.set(locs);
+        let mut locs: Vec<u32> = pts
+            .iter()
+            .map(|l| {
+                if loc_ids[l as usize] == u32::MAX {
+                    let (o, f) = s.locs[l as usize];
+                    let o = out.sym(&s.sym.names[o as usize]);
+                    loc_ids[l as usize] = out.loc(o, f);
+                }
+                loc_ids[l as usize]
+            })
+            .collect();
+        locs.sort_unstable();
+        let id = out.set(RoaringBitmap::from_sorted_iter(locs).expect("sorted"));
+        same.push((r, id));
         set_of.insert(r, id);
         id
     };

@@ -10,5 +10,6 @@ pub mod report;
 
 pub use backend::{Backend, EngineChoice, Runner};
 pub mod andersen;
+mod locset;
 pub mod pointsto;
 pub mod solution;

@@ -232,7 +232,9 @@ impl Solution {
     }
 
     fn set_locs(&self, set: u32) -> impl Iterator<Item = Loc> + '_ {
-        self.sets[set as usize].iter().map(|i| self.locs[i as usize])
+        self.sets[set as usize]
+            .iter()
+            .map(|i| self.locs[i as usize])
     }
 
     /// The locations (object, offset) node `var` may point to.
@@ -242,7 +244,10 @@ impl Solution {
             .binary_search_by(|n| n.as_str().cmp(var))
             .ok()
             .and_then(|v| {
-                let i = self.var_sets.binary_search_by_key(&(v as u32), |t| t.0).ok()?;
+                let i = self
+                    .var_sets
+                    .binary_search_by_key(&(v as u32), |t| t.0)
+                    .ok()?;
                 Some(self.var_sets[i].1)
             });
         set.into_iter()
