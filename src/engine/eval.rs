@@ -13,6 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::RwLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
@@ -24,6 +25,7 @@ use super::functors;
 use super::ir::{Base, Checked};
 use super::planner::{AggPlan, Plan, PlanExpr as Expr, Step, Version, plan_stratum};
 use super::storage::{Relation, Symbols};
+use super::subsume;
 
 /// Rows of a scan are split into tasks of this many rows.
 const CHUNK: u32 = 4096;
@@ -36,6 +38,8 @@ struct Runtime<'a> {
     indexes: &'a [usize],
     syms: &'a RwLock<Symbols>,
     regexes: &'a RwLock<HashMap<String, Option<Regex>>>,
+    /// `autoinc()`'s counter, shared by the whole run.
+    counter: &'a AtomicU32,
 }
 
 /// A key buffer on the stack for the usual short keys.
@@ -422,6 +426,7 @@ impl Runtime<'_> {
                 best.unwrap()
             }
             Expr::Agg(agg) => return self.aggregate(agg, env),
+            Expr::AutoInc => self.counter.fetch_add(1, Ordering::Relaxed),
         }))
     }
 
@@ -553,13 +558,42 @@ fn run_round(
             .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
         Ok((plan.head_rel, out, count))
     };
+    let counting = plans.iter().any(|p| p.counter);
     let results: Vec<Result<(usize, Vec<u32>, usize)>> =
-        if tasks.len() > 1 && pool.current_num_threads() > 1 {
+        if tasks.len() > 1 && pool.current_num_threads() > 1 && !counting {
             pool.install(|| tasks.par_iter().map(run).collect())
         } else {
             tasks.iter().map(run).collect()
         };
     results.into_iter().collect()
+}
+
+/// The rows the subsumptive rules `plans` dominate, per relation: a row `a`
+/// for which a distinct row `b` makes a body hold (a plan's head is `a`, `b`).
+fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, HashSet<Vec<u32>>>> {
+    let mut out: HashMap<usize, HashSet<Vec<u32>>> = HashMap::new();
+    for plan in plans {
+        let n = plan.head.len() / 2;
+        let dead = out.entry(plan.head_rel).or_default();
+        let mut env = vec![0u32; plan.nvars];
+        let mut row = Vec::with_capacity(plan.head.len());
+        let mut sink = |env: &mut [u32]| -> Result<()> {
+            row.clear();
+            for h in &plan.head {
+                match rt.eval(h, env)? {
+                    Some(v) => row.push(v),
+                    None => return Ok(()),
+                }
+            }
+            if row[..n] != row[n..] {
+                dead.insert(row[..n].to_vec());
+            }
+            Ok(())
+        };
+        rt.exec(&plan.steps, 0, &mut env, None, &mut sink)
+            .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
+    }
+    Ok(out)
 }
 
 /// Insert the rounds' new rows, in task order; a relation under `.limitsize`
@@ -651,6 +685,7 @@ pub fn evaluate(
         .build()
         .map_err(|e| anyhow!("cannot start threads: {e}"))?;
     let regexes = RwLock::new(HashMap::new());
+    let counter = AtomicU32::new(0);
     let mut stats = EvalStats::default();
     let mut delta_start = vec![0u32; rels.len()];
     for s in 0..prog.strata.len() {
@@ -663,17 +698,36 @@ pub fn evaluate(
             .collect();
         let (base, rec) = (&plan.base, &plan.rec);
         let stratum = &prog.strata[s];
-        {
-            let rt = Runtime {
-                rels,
-                delta_start: &delta_start,
-                indexes: &indexes,
-                syms,
-                regexes: &regexes,
+        macro_rules! runtime {
+            () => {
+                Runtime {
+                    rels,
+                    delta_start: &delta_start,
+                    indexes: &indexes,
+                    syms,
+                    regexes: &regexes,
+                    counter: &counter,
+                }
             };
-            let outs = run_round(base, &rt, &pool)?;
-            insert_all(prog, rels, outs, &mut stats);
         }
+        // Delete what the subsumptive rules dominate; `before[k]`, the first
+        // new row of the stratum's `k`-th relation, moves with the deletions.
+        macro_rules! prune {
+            ($before:expr) => {
+                if !plan.subsume.is_empty() {
+                    let dead = dominated(&plan.subsume, &runtime!())?;
+                    for (k, r) in stratum.rels.iter().enumerate() {
+                        if let Some(d) = dead.get(r) {
+                            $before[k] = subsume::remove(&mut rels[*r], d, $before[k]);
+                        }
+                    }
+                }
+            };
+        }
+        let outs = run_round(base, &runtime!(), &pool)?;
+        insert_all(prog, rels, outs, &mut stats);
+        let mut base_new = vec![0; stratum.rels.len()];
+        prune!(base_new);
         if rec.is_empty() {
             continue;
         }
@@ -683,21 +737,14 @@ pub fn evaluate(
         }
         loop {
             stats.iterations += 1;
-            let before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
-            let outs = {
-                let rt = Runtime {
-                    rels,
-                    delta_start: &delta_start,
-                    indexes: &indexes,
-                    syms,
-                    regexes: &regexes,
-                };
-                run_round(rec, &rt, &pool)?
-            };
+            let mut before: Vec<u32> =
+                stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
+            let outs = run_round(rec, &runtime!(), &pool)?;
             for r in &stratum.rels {
                 rels[*r].mark_delta(false);
             }
             insert_all(prog, rels, outs, &mut stats);
+            prune!(before);
             let mut grew = false;
             for (k, r) in stratum.rels.iter().enumerate() {
                 delta_start[*r] = before[k];

@@ -17,7 +17,7 @@ use anyhow::Result;
 use super::ast::{AggOp, CmpOp, Loc, err_at};
 use super::ir::{
     AggIr, Arg, Base, Checked, Expr, Lit, Rule, atom_ready, display_var, expr_vars, lit_loc,
-    lit_vars, ready,
+    lit_vars, ready, uses_autoinc,
 };
 
 /// A planned expression: aggregates carry their planned bodies.
@@ -123,6 +123,9 @@ pub struct Plan {
     pub head: Vec<PlanExpr>,
     pub nvars: usize,
     pub loc: Loc,
+    /// The rule calls `autoinc()`: its rows are numbered in task order, so
+    /// its round runs sequentially.
+    pub counter: bool,
 }
 
 /// The plans of one stratum: base rules (run once) and the semi-naive
@@ -131,6 +134,9 @@ pub struct Plan {
 pub struct StratumPlan {
     pub base: Vec<Plan>,
     pub rec: Vec<Plan>,
+    /// The subsumptive rules of the stratum's relations, over full relations;
+    /// a plan's head is the dominated tuple followed by the dominating one.
+    pub subsume: Vec<Plan>,
     pub indexes: Vec<IndexSpec>,
 }
 
@@ -548,6 +554,7 @@ impl Planner<'_> {
             ),
             Expr::Var(v) => Expr::Var(*v),
             Expr::Const(c) => Expr::Const(*c),
+            Expr::AutoInc => Expr::AutoInc,
         })
     }
 }
@@ -623,6 +630,7 @@ fn plan_rule(
         head,
         nvars: rule.var_names.len(),
         loc: rule.loc.clone(),
+        counter: uses_autoinc(rule),
     })
 }
 
@@ -654,6 +662,13 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
                 let plan = plan_rule(sizes, &mut out.indexes, rule, &versions)?;
                 out.rec.push(plan);
             }
+        }
+    }
+    for rule in prog.subsumptions.iter() {
+        if stratum.rels.contains(&rule.head_rel) {
+            let versions = vec![Version::Full; rule.body.len()];
+            out.subsume
+                .push(plan_rule(sizes, &mut out.indexes, rule, &versions)?);
         }
     }
     Ok(out)
