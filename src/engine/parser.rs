@@ -373,8 +373,11 @@ impl Parser<'_> {
         self.expect("{")?;
         let outer = std::mem::take(self.out);
         let res = self.items(true);
-        let body = std::mem::replace(self.out, outer);
+        let mut body = std::mem::replace(self.out, outer);
         res?;
+        // warnings and pragmas hold once, whether or not the component is used
+        self.out.deprecated.append(&mut body.deprecated);
+        self.out.pragmas.append(&mut body.pragmas);
         self.expect("}")?;
         self.out.comps.push(super::ast::Component {
             ty,

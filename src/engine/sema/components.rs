@@ -353,8 +353,6 @@ impl<'a> Lookup<'a> {
         }
         res.ios.extend(body.ios.iter().cloned());
         res.limits.extend(body.limits.iter().cloned());
-        res.pragmas.extend(body.pragmas.iter().cloned());
-        res.deprecated.extend(body.deprecated.iter().cloned());
         let declared: HashSet<String> = res.decls.iter().map(|d| d.name.clone()).collect();
         let keep = |head: &Atom| !overridden.contains(first_part(&head.name));
         for c in &body.clauses {

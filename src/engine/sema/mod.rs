@@ -57,7 +57,7 @@ pub fn check(src: &Source) -> Result<Checked> {
     }
     let mut subsumptions = Vec::new();
     for s in &src.subsumptions {
-        let (rule, deps) = subsume::lower(&decls, &types, &mut symbols, s)?;
+        let (rule, deps) = subsume::lower(src, &decls, &types, &mut symbols, s)?;
         for (r, neg, loc) in deps {
             edges.push((r, rule.head_rel, neg, loc));
         }

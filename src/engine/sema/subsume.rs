@@ -10,11 +10,12 @@ use anyhow::Result;
 use super::decls::Decls;
 use super::lower::{Dep, lower_clause};
 use super::types::Types;
-use crate::engine::ast::{Atom, Literal, Subsumption, Term, err_at};
+use crate::engine::ast::{Atom, Literal, Source, Subsumption, Term, err_at};
 use crate::engine::ir::{Arg, Expr, Rule};
 use crate::engine::storage::Symbols;
 
 pub fn lower(
+    src: &Source,
     decls: &Decls,
     types: &Types,
     symbols: &mut Symbols,
@@ -34,7 +35,10 @@ pub fn lower(
                 format!("Subsumptive relation \"{}\" must not be a nullary relation", info.name),
             ));
         }
-        if info.eqrel {
+        // Soufflé stores such a relation as `btree_delete`: no other representation
+        let reps = ["eqrel", "btree", "brie"];
+        let decl = src.decls.iter().find(|d| d.name == info.name);
+        if decl.is_some_and(|d| d.qualifiers.iter().any(|(q, _)| reps.contains(&q.as_str()))) {
             return Err(err_at(
                 &info.loc,
                 format!(
