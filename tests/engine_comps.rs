@@ -39,7 +39,9 @@ fn run_stdout(prog: &str, facts: &[(&str, &str)], jobs: &str) -> String {
     }
     std::fs::create_dir_all(d.join("facts")).unwrap();
     let o = llfacts(
-        &["run", "p.dl", "-F", "facts", "-D", "-", "-j", jobs, "--engine", "builtin"],
+        &[
+            "run", "p.dl", "-F", "facts", "-D", "-", "-j", jobs, "--engine", "builtin",
+        ],
         d,
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -53,7 +55,10 @@ fn section(out: &str, rel: &str) -> String {
         if l == rel {
             lines.next(); // attribute names
             lines.next(); // ===
-            let rows: Vec<&str> = lines.by_ref().take_while(|l| !l.starts_with("===")).collect();
+            let rows: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| !l.starts_with("==="))
+                .collect();
             return rows.iter().map(|r| format!("{r}\n")).collect();
         }
     }
@@ -213,14 +218,23 @@ fn inherited_instance_and_qualified_names_in_directives() {
 
 #[test]
 fn component_errors_are_one_line_with_position() {
-    assert_fails(".init a = Nope\n", &["p.dl:1:1:", "Referencing undefined component Nope"]);
+    assert_fails(
+        ".init a = Nope\n",
+        &["p.dl:1:1:", "Referencing undefined component Nope"],
+    );
     assert_fails(
         ".comp A<T> { .decl r(x: T) }\n.init a = A\n",
-        &["p.dl:2:1:", "Invalid number of type parameters for component A"],
+        &[
+            "p.dl:2:1:",
+            "Invalid number of type parameters for component A",
+        ],
     );
     assert_fails(
         ".comp Base { .decl r(x: number) }\n.comp Sub : Base { .override r }\n.init s = Sub\n",
-        &["p.dl:2:1:", "Override of non-overridable relation r in component Sub"],
+        &[
+            "p.dl:2:1:",
+            "Override of non-overridable relation r in component Sub",
+        ],
     );
     assert_fails(
         ".comp A : B {}\n.comp B : A {}\n.init a = A\n",
@@ -230,7 +244,10 @@ fn component_errors_are_one_line_with_position() {
         ".comp A { .init a = A }\n.init a = A\n",
         &["p.dl:1:11:", "Component instantiation limit reached"],
     );
-    assert_fails(".override r\n", &["p.dl:1:1:", "`.override` outside a component"]);
+    assert_fails(
+        ".override r\n",
+        &["p.dl:1:1:", "`.override` outside a component"],
+    );
 }
 
 // ---------------------------------------------------------------- subsumption
@@ -322,11 +339,17 @@ fn subsumption_with_anonymous_arguments_and_an_empty_body_relation() {
 fn subsumption_errors_are_one_line_with_position() {
     assert_fails(
         ".decl a(x: number)\n.decl b(x: number)\na(x) <= b(y) :- x < y.\n",
-        &["p.dl:3:1:", "Subsumption must compare tuples from the same relation"],
+        &[
+            "p.dl:3:1:",
+            "Subsumption must compare tuples from the same relation",
+        ],
     );
     assert_fails(
         ".decl a()\na() <= a() :- true.\n",
-        &["p.dl:1:1:", "Subsumptive relation \"a\" must not be a nullary relation"],
+        &[
+            "p.dl:1:1:",
+            "Subsumptive relation \"a\" must not be a nullary relation",
+        ],
     );
     assert_fails(
         ".decl a(x: number, y: number) eqrel\na(x, y) <= a(y, x) :- x < y.\n",

@@ -7,6 +7,10 @@
 //! of a large first scan) run as parallel tasks; their outputs are merged in
 //! task order, so the result never depends on the number of threads.
 //!
+//! A stratum with subsumptive rules deletes the tuples they dominate after
+//! its base rules and after each iteration (`subsume`), so that the next
+//! delta holds only tuples that survived.
+//!
 //! Each stratum is planned once, when evaluation reaches it (the planner sees
 //! the sizes of the relations below); evaluation then creates the indexes the
 //! plan lists, in storage, and runs it.
@@ -737,8 +741,7 @@ pub fn evaluate(
         }
         loop {
             stats.iterations += 1;
-            let mut before: Vec<u32> =
-                stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
+            let mut before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
             let outs = run_round(rec, &runtime!(), &pool)?;
             for r in &stratum.rels {
                 rels[*r].mark_delta(false);

@@ -242,9 +242,7 @@ fn expr_autoinc(e: &Expr) -> bool {
         Expr::AutoInc => true,
         Expr::Var(_) | Expr::Const(_) => false,
         Expr::Bin(_, _, a, b) => expr_autoinc(a) || expr_autoinc(b),
-        Expr::Un(_, _, a) | Expr::Strlen(a) | Expr::Conv(_, _, a) | Expr::Ord(a) => {
-            expr_autoinc(a)
-        }
+        Expr::Un(_, _, a) | Expr::Strlen(a) | Expr::Conv(_, _, a) | Expr::Ord(a) => expr_autoinc(a),
         Expr::Substr(a, b, c) => expr_autoinc(a) || expr_autoinc(b) || expr_autoinc(c),
         Expr::Cat(xs) | Expr::MinMax(_, _, xs) => xs.iter().any(expr_autoinc),
         Expr::Agg(agg) => {

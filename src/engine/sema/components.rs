@@ -183,12 +183,18 @@ impl<'a> Lookup<'a> {
         names.extend(src.decls.iter().map(|d| d.name.as_str()));
         for c in &src.comps {
             if !names.insert(&c.ty.name) {
-                return Err(err_at(&c.loc, format!("Name clash on component {}", c.ty.name)));
+                return Err(err_at(
+                    &c.loc,
+                    format!("Name clash on component {}", c.ty.name),
+                ));
             }
         }
         for i in &src.inits {
             if !names.insert(&i.name) {
-                return Err(err_at(&i.loc, format!("Name clash on instantiation {}", i.name)));
+                return Err(err_at(
+                    &i.loc,
+                    format!("Name clash on instantiation {}", i.name),
+                ));
             }
         }
         Ok(())
@@ -196,23 +202,37 @@ impl<'a> Lookup<'a> {
 
     /// A reference to a component: it exists and gets as many type arguments
     /// as it has parameters. A name bound to a type parameter is not known yet.
-    fn check_ref(&self, scope: Option<&'a Component>, ty: &CompType, loc: &Loc, b: &Binding) -> Result<()> {
+    fn check_ref(
+        &self,
+        scope: Option<&'a Component>,
+        ty: &CompType,
+        loc: &Loc,
+        b: &Binding,
+    ) -> Result<()> {
         if b.contains_key(&ty.name) {
             return Ok(());
         }
-        let c = self.find(scope, &ty.name, b).ok_or_else(|| {
-            err_at(loc, format!("Referencing undefined component {}", ty.name))
-        })?;
+        let c = self
+            .find(scope, &ty.name, b)
+            .ok_or_else(|| err_at(loc, format!("Referencing undefined component {}", ty.name)))?;
         if c.ty.args.len() != ty.args.len() {
             return Err(err_at(
                 loc,
-                format!("Invalid number of type parameters for component {}", ty.name),
+                format!(
+                    "Invalid number of type parameters for component {}",
+                    ty.name
+                ),
             ));
         }
         Ok(())
     }
 
-    fn check_comp(&self, scope: Option<&'a Component>, comp: &'a Component, b: &Binding) -> Result<()> {
+    fn check_comp(
+        &self,
+        scope: Option<&'a Component>,
+        comp: &'a Component,
+        b: &Binding,
+    ) -> Result<()> {
         let unknown = vec!["<type parameter>".to_string(); comp.ty.args.len()];
         let active = extend(b, &comp.ty.args, &unknown);
         for base in &comp.bases {
@@ -235,7 +255,10 @@ impl<'a> Lookup<'a> {
             if comp.body.overrides.iter().any(|(o, _)| *o == d.name) {
                 return Err(err_at(
                     &comp.loc,
-                    format!("Override of non-inherited relation {} in component {name}", d.name),
+                    format!(
+                        "Override of non-inherited relation {} in component {name}",
+                        d.name
+                    ),
                 ));
             }
         }
@@ -245,7 +268,10 @@ impl<'a> Lookup<'a> {
                 if !overridable && comp.body.overrides.iter().any(|(o, _)| *o == d.name) {
                     return Err(err_at(
                         &comp.loc,
-                        format!("Override of non-overridable relation {} in component {name}", d.name),
+                        format!(
+                            "Override of non-overridable relation {} in component {name}",
+                            d.name
+                        ),
                     ));
                 }
             }
@@ -281,7 +307,10 @@ impl<'a> Lookup<'a> {
             return Err(err_at(&init.loc, "Component instantiation limit reached"));
         }
         let comp = self.find(scope, &init.ty.name, b).ok_or_else(|| {
-            err_at(&init.ty.loc, format!("Component {} not found", init.ty.name))
+            err_at(
+                &init.ty.loc,
+                format!("Component {} not found", init.ty.name),
+            )
         })?;
         let active = extend(b, &comp.ty.args, &init.ty.args);
         let mut res = Source::default();
@@ -330,8 +359,14 @@ impl<'a> Lookup<'a> {
             };
             let active = extend(b, &bc.ty.args, &base.args);
             for nested in &bc.body.inits {
-                let content =
-                    self.instantiate(nested, Some(bc), orphans, &HashSet::new(), &active, depth - 1)?;
+                let content = self.instantiate(
+                    nested,
+                    Some(bc),
+                    orphans,
+                    &HashSet::new(),
+                    &active,
+                    depth - 1,
+                )?;
                 append(res, content);
             }
             self.collect(bc, &active, res, orphans, &super_overridden, depth)?;

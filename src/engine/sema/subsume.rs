@@ -32,7 +32,10 @@ pub fn lower(
         if info.types.is_empty() {
             return Err(err_at(
                 &info.loc,
-                format!("Subsumptive relation \"{}\" must not be a nullary relation", info.name),
+                format!(
+                    "Subsumptive relation \"{}\" must not be a nullary relation",
+                    info.name
+                ),
             ));
         }
         // Soufflé stores such a relation as `btree_delete`: no other representation
@@ -51,10 +54,7 @@ pub fn lower(
     let mut fresh = 0;
     let dominated = named(&s.dominated, &mut fresh);
     let dominating = named(&s.dominating, &mut fresh);
-    let mut body = vec![
-        Literal::Pos(dominated.clone()),
-        Literal::Pos(dominating),
-    ];
+    let mut body = vec![Literal::Pos(dominated.clone()), Literal::Pos(dominating)];
     body.extend(s.body.iter().cloned());
     let (mut rule, deps) = lower_clause(decls, types, symbols, &dominated, &body, &s.loc)?;
     let Some(crate::engine::ir::Lit::Atom { args, .. }) = rule.body.get(1) else {
@@ -72,7 +72,10 @@ pub fn lower(
     // the relation's own atoms are not a dependency: it is complete when
     // its subsumptive rules run
     let head_rel = rule.head_rel;
-    let deps = deps.into_iter().filter(|(r, _, _)| *r != head_rel).collect();
+    let deps = deps
+        .into_iter()
+        .filter(|(r, _, _)| *r != head_rel)
+        .collect();
     Ok((rule, deps))
 }
 
