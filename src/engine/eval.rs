@@ -572,12 +572,14 @@ fn run_round(
     results.into_iter().collect()
 }
 
-/// The rows the subsumptive rules `plans` dominate, per relation: a row `a`
-/// for which a distinct row `b` makes a body hold (a plan's head is `a`, `b`).
-fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, HashSet<Vec<u32>>>> {
-    let mut out: HashMap<usize, HashSet<Vec<u32>>> = HashMap::new();
+/// The rows the subsumptive rules `plans` dominate, per relation (row
+/// numbers, perhaps repeated): a row `a` for which a distinct row `b` makes a
+/// body hold (a plan's head is `a`, `b`).
+fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, Vec<u32>>> {
+    let mut out: HashMap<usize, Vec<u32>> = HashMap::new();
     for plan in plans {
         let n = plan.head.len() / 2;
+        let rel = &rt.rels[plan.head_rel];
         let dead = out.entry(plan.head_rel).or_default();
         let mut env = vec![0u32; plan.nvars];
         let mut row = Vec::with_capacity(plan.head.len());
@@ -590,7 +592,7 @@ fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, HashSet<Vec<
                 }
             }
             if row[..n] != row[n..] {
-                dead.insert(row[..n].to_vec());
+                dead.extend(rel.find(&row[..n]));
             }
             Ok(())
         };
@@ -717,9 +719,9 @@ pub fn evaluate(
         // Delete what the subsumptive rules dominate; `before[k]`, the first
         // new row of the stratum's `k`-th relation, moves with the deletions.
         macro_rules! prune {
-            ($before:expr) => {
-                if !plan.subsume.is_empty() {
-                    let dead = dominated(&plan.subsume, &runtime!())?;
+            ($plans:expr, $before:expr) => {
+                if !$plans.is_empty() {
+                    let dead = dominated($plans, &runtime!())?;
                     for (k, r) in stratum.rels.iter().enumerate() {
                         if let Some(d) = dead.get(r) {
                             $before[k] = subsume::remove(&mut rels[*r], d, $before[k]);
@@ -731,7 +733,7 @@ pub fn evaluate(
         let outs = run_round(base, &runtime!(), &pool)?;
         insert_all(prog, rels, outs, &mut stats);
         let mut base_new = vec![0; stratum.rels.len()];
-        prune!(base_new);
+        prune!(&plan.subsume, base_new);
         if rec.is_empty() {
             continue;
         }
@@ -747,7 +749,11 @@ pub fn evaluate(
                 rels[*r].mark_delta(false);
             }
             insert_all(prog, rels, outs, &mut stats);
-            prune!(before);
+            // the rows just added are the delta the dominance check reads
+            for (k, r) in stratum.rels.iter().enumerate() {
+                delta_start[*r] = before[k];
+            }
+            prune!(&plan.subsume_rec, before);
             let mut grew = false;
             for (k, r) in stratum.rels.iter().enumerate() {
                 delta_start[*r] = before[k];

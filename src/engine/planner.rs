@@ -137,6 +137,11 @@ pub struct StratumPlan {
     /// The subsumptive rules of the stratum's relations, over full relations;
     /// a plan's head is the dominated tuple followed by the dominating one.
     pub subsume: Vec<Plan>,
+    /// The same for the iterations of a recursive stratum: when a rule's body
+    /// reads no relation of the stratum, the tuples that survived the last
+    /// iteration dominate none of each other, so only pairs with a new tuple
+    /// are read (one version with each of the two atoms on the delta).
+    pub subsume_rec: Vec<Plan>,
     pub indexes: Vec<IndexSpec>,
 }
 
@@ -665,9 +670,27 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
         }
     }
     for rule in prog.subsumptions.iter() {
-        if stratum.rels.contains(&rule.head_rel) {
-            let versions = vec![Version::Full; rule.body.len()];
-            out.subsume
+        if !stratum.rels.contains(&rule.head_rel) {
+            continue;
+        }
+        let full = vec![Version::Full; rule.body.len()];
+        out.subsume
+            .push(plan_rule(sizes, &mut out.indexes, rule, &full)?);
+        if !stratum.recursive {
+            continue;
+        }
+        let body_in_stratum = rule.body[2..]
+            .iter()
+            .any(|l| matches!(l, Lit::Atom { rel, .. } | Lit::Neg { rel, .. } if stratum.rels.contains(rel)));
+        if body_in_stratum {
+            out.subsume_rec
+                .push(plan_rule(sizes, &mut out.indexes, rule, &full)?);
+            continue;
+        }
+        for delta in 0..2 {
+            let mut versions = full.clone();
+            versions[delta] = Version::Delta;
+            out.subsume_rec
                 .push(plan_rule(sizes, &mut out.indexes, rule, &versions)?);
         }
     }
