@@ -423,4 +423,13 @@ fn autoinc_errors_are_one_line_with_position() {
         ".decl a(x: number)\n.decl b(x: number)\nb(1).\na(autoinc(1)) :- b(1).\n",
         &["p.dl:4:3:", "autoinc", "no arguments"],
     );
+    // Inlining would call the counter once per use of the relation.
+    assert_fails(
+        ".decl a(x: number) inline\n.decl b(x: number)\nb(1).\na(autoinc()) :- b(1).\n\
+         .decl c(x: number)\nc(x) :- a(x).\n.output c\n",
+        &[
+            "p.dl:4:3:",
+            "Cannot inline clause containing a counter argument",
+        ],
+    );
 }

@@ -64,7 +64,7 @@ pub fn check(src: &Source) -> Result<Checked> {
         subsumptions.push(rule);
     }
     let strata = stratify::stratify(&decls.rels, &rules, &edges)?;
-    autoinc::check(src, &rules, &strata)?;
+    autoinc::check(src, &decls, &rules, &strata)?;
     let needed = stratify::needed_relations(&decls.rels, &edges);
     let checked = Checked {
         rels: decls.rels,
