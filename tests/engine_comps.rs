@@ -216,6 +216,76 @@ fn inherited_instance_and_qualified_names_in_directives() {
     );
 }
 
+// A component declaring a record type over its parameter, a record type of
+// its own and an ADT over both; the relations over them are instantiated for
+// numbers and for a record type of the program.
+const SHORTEST: &str = r#"
+.type Pt = [x: number, y: number]
+.comp Graph<N> {
+    .type Edge = [from: N, to: N]
+    .type Len = Hops {n: number, last: Edge} | Self {at: N}
+    .decl edge(e: Edge)
+    .decl reach(e: Edge, l: Len)
+    reach([a, b], $Hops(1, [a, b])) :- edge([a, b]).
+    reach([a, c], $Hops(n + 1, [b, c])) :- reach([a, b], $Hops(n, _)), edge([b, c]).
+    reach(as([a, a], Edge), $Self(a)) :- edge([a, _]).
+    // only the shortest distances are kept (and extended)
+    reach(e, $Hops(n, _)) <= reach(e, $Hops(m, _)) :- m < n.
+    .output reach
+}
+.init nums = Graph<number>
+.init pts = Graph<Pt>
+nums.edge([1, 2]). nums.edge([2, 3]). nums.edge([1, 3]). nums.edge([3, 1]).
+pts.edge([[0, 0], [0, 1]]). pts.edge([[0, 1], [1, 1]]).
+
+.decl far(a: number, p: Pt)
+far(a, p) :- nums.reach([a, _], $nums.Hops(3, _)), pts.reach([p, _], $pts.Hops(2, _)).
+.output far
+"#;
+
+#[test]
+fn records_and_adts_declared_in_a_generic_component_instantiated_twice() {
+    let out = run_stdout(SHORTEST, &[], "2");
+    // nums: edges 1->2, 2->3, 1->3, 3->1 (a cycle: without the subsumptive
+    // rule the hop counts would grow forever). Shortest walks, with their
+    // last edge: from 1: 2 and 3 directly, 1 by 1->3->1; from 2: 3
+    // directly, 1 by 2->3->1, 2 by 2->3->1->2; from 3: 1 directly, 2 by
+    // 3->1->2, 3 by 3->1->3 (each the only walk of its length). 1->2->3 is
+    // longer than the edge 1->3: deleted. Self(a) for each edge source.
+    // The instance's types and branches are named nums.Edge, nums.Hops, …;
+    // ADT values sort by branch name (Hops < Self).
+    assert_eq!(
+        section(&out, "nums.reach"),
+        "[1, 1]\t$nums.Hops(2, [3, 1])\n\
+         [1, 1]\t$nums.Self(1)\n\
+         [1, 2]\t$nums.Hops(1, [1, 2])\n\
+         [1, 3]\t$nums.Hops(1, [1, 3])\n\
+         [2, 1]\t$nums.Hops(2, [3, 1])\n\
+         [2, 2]\t$nums.Hops(3, [1, 2])\n\
+         [2, 2]\t$nums.Self(2)\n\
+         [2, 3]\t$nums.Hops(1, [2, 3])\n\
+         [3, 1]\t$nums.Hops(1, [3, 1])\n\
+         [3, 2]\t$nums.Hops(2, [1, 2])\n\
+         [3, 3]\t$nums.Hops(2, [1, 3])\n\
+         [3, 3]\t$nums.Self(3)\n"
+    );
+    // pts: N = Pt, so an edge is a record of two records. A = [0, 0],
+    // B = [0, 1], C = [1, 1]; edges A->B, B->C: A reaches B (1 hop) and C
+    // (2, last edge B->C), B reaches C; Self for A and B. Records sort
+    // field by field.
+    assert_eq!(
+        section(&out, "pts.reach"),
+        "[[0, 0], [0, 0]]\t$pts.Self([0, 0])\n\
+         [[0, 0], [0, 1]]\t$pts.Hops(1, [[0, 0], [0, 1]])\n\
+         [[0, 0], [1, 1]]\t$pts.Hops(2, [[0, 1], [1, 1]])\n\
+         [[0, 1], [0, 1]]\t$pts.Self([0, 1])\n\
+         [[0, 1], [1, 1]]\t$pts.Hops(1, [[0, 1], [1, 1]])\n"
+    );
+    // From outside, the branches are written with their instance: the only
+    // 3-hop distance of nums starts at 2, the only 2-hop one of pts at A.
+    assert_eq!(section(&out, "far"), "2\t[0, 0]\n");
+}
+
 #[test]
 fn component_errors_are_one_line_with_position() {
     assert_fails(
@@ -336,6 +406,32 @@ fn subsumption_with_anonymous_arguments_and_an_empty_body_relation() {
 }
 
 #[test]
+fn subsumption_over_record_and_adt_patterns() {
+    let prog = r#"
+        .type Cost = D {w: number}
+        .type Edge = [a: symbol, b: symbol]
+        .decl edge(e: Edge, w: number)
+        edge(["s", "t"], 10). edge(["s", "x"], 1). edge(["x", "y"], 1).
+        edge(["y", "t"], 1). edge(["t", "u"], 1).
+        .decl dist(e: Edge, c: Cost)
+        dist(e, $D(w)) :- edge(e, w).
+        dist([a, c], $D(w + v)) :- dist([a, b], $D(w)), edge([b, c], v).
+        dist([a, b], $D(w)) <= dist([a, b], $D(v)) :- v < w.
+        .output dist
+    "#;
+    // Cheapest costs: s->t is 10 directly but 3 by s->x->y->t, found two
+    // iterations later, so a new tuple deletes an older one (and s->u, 11
+    // by then, gives way to 4). Both atoms are record and ADT patterns.
+    let out = run_stdout(prog, &[], "2");
+    assert_eq!(
+        section(&out, "dist"),
+        "[s, t]\t$D(3)\n[s, u]\t$D(4)\n[s, x]\t$D(1)\n[s, y]\t$D(2)\n\
+         [t, u]\t$D(1)\n[x, t]\t$D(2)\n[x, u]\t$D(3)\n[x, y]\t$D(1)\n\
+         [y, t]\t$D(1)\n[y, u]\t$D(2)\n"
+    );
+}
+
+#[test]
 fn subsumption_errors_are_one_line_with_position() {
     assert_fails(
         ".decl a(x: number)\n.decl b(x: number)\na(x) <= b(y) :- x < y.\n",
@@ -406,6 +502,39 @@ fn autoinc_numbers_tuples_from_one_counter() {
     // The numbering is the same whatever the number of threads.
     assert_eq!(run_stdout(NUMBERING, &facts, "1"), out);
     assert_eq!(run_stdout(NUMBERING, &facts, "4"), out);
+}
+
+#[test]
+fn autoinc_inside_record_terms() {
+    let prog = r#"
+        .type Tagged = [id: number, name: symbol]
+        .decl name(n: symbol)
+        name("a"). name("b"). name("c").
+        .decl tagged(t: Tagged)
+        tagged([autoinc(), n]) :- name(n).
+        .decl ids(i: number)
+        ids(i) :- tagged([i, _]).
+        .decl names(n: symbol)
+        names(n) :- tagged([_, n]).
+        .output ids, names
+    "#;
+    // three derivations take 0, 1, 2 (in some order), one per name
+    let out = run_stdout(prog, &[], "2");
+    assert_eq!(section(&out, "ids"), "0\n1\n2\n");
+    assert_eq!(section(&out, "names"), "a\nb\nc\n");
+    // the restrictions see a call inside a record too
+    assert_fails(
+        ".type T = [a: number]\n.decl a(x: T)\na([autoinc()]).\n",
+        &["p.dl:3:4:", "Argument in fact is not constant"],
+    );
+    assert_fails(
+        ".type T = [a: number]\n.decl a(x: T)\na([1]).\na([autoinc()]) :- a([1]).\n",
+        &["p.dl:4:4:", "Auto-increment functor in a recursive rule"],
+    );
+    assert_fails(
+        ".decl a(x: number)\na($).\n",
+        &["p.dl:2:3:", "deprecated counter", "autoinc()"],
+    );
 }
 
 #[test]

@@ -744,15 +744,26 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
         if !stratum.recursive {
             continue;
         }
-        let body_in_stratum = rule.body[2..]
+        // the two compared atoms: the first two (record patterns put their
+        // unpack literals after each)
+        let pair: Vec<usize> = rule
+            .body
             .iter()
-            .any(|l| matches!(l, Lit::Atom { rel, .. } | Lit::Neg { rel, .. } if stratum.rels.contains(rel)));
+            .enumerate()
+            .filter(|(_, l)| matches!(l, Lit::Atom { .. }))
+            .map(|(i, _)| i)
+            .take(2)
+            .collect();
+        let body_in_stratum = rule.body.iter().enumerate().any(|(i, l)| {
+            !pair.contains(&i)
+                && matches!(l, Lit::Atom { rel, .. } | Lit::Neg { rel, .. } if stratum.rels.contains(rel))
+        });
         if body_in_stratum {
             out.subsume_rec
                 .push(plan_rule(sizes, &mut out.indexes, rule, &full)?);
             continue;
         }
-        for delta in 0..2 {
+        for delta in pair {
             let mut versions = full.clone();
             versions[delta] = Version::Delta;
             out.subsume_rec
