@@ -341,8 +341,8 @@ fn each_rejected_construct_exits_1_with_position() {
     let d = t.path();
     let cases: &[(&str, &[&str])] = &[
         (
-            ".decl a(x: number)\n.comp C {}\n",
-            &["p.dl:2:1:", "unsupported directive `.comp`"],
+            ".decl a(x: number)\n.functor f(x: number): number\n",
+            &["p.dl:2:1:", "unsupported directive `.functor`"],
         ),
         (
             ".decl a(x: number)\na(x) :- b(x).\n",

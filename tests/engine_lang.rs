@@ -918,9 +918,9 @@ fn error_aggregation_through_recursion() {
 fn error_unsupported_constructs() {
     for (src, at, what) in [
         (
-            ".comp C {}\n",
+            ".functor f(x: number): number\n",
             "bad.dl:1:1:",
-            "unsupported directive `.comp`",
+            "unsupported directive `.functor`",
         ),
         (
             ".decl a(x: number) fancy\n",

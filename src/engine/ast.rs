@@ -204,6 +204,41 @@ pub struct IoDirective {
     pub loc: Loc,
 }
 
+/// `R(a) <= R(b) :- body.`: a tuple `a` of `R` is deleted when a distinct
+/// tuple `b` of `R` exists and the body holds (one per body alternative).
+#[derive(Clone, Debug)]
+pub struct Subsumption {
+    pub dominated: Atom,
+    pub dominating: Atom,
+    pub body: Vec<Literal>,
+    pub loc: Loc,
+}
+
+/// A component signature `Name<A, B>` (declaration, base or instantiation).
+#[derive(Clone, Debug)]
+pub struct CompType {
+    pub name: String,
+    pub args: Vec<String>,
+    pub loc: Loc,
+}
+
+/// `.comp Name<T..> : Base<..>, .. { body }`.
+#[derive(Clone, Debug)]
+pub struct Component {
+    pub ty: CompType,
+    pub bases: Vec<CompType>,
+    pub body: Source,
+    pub loc: Loc,
+}
+
+/// `.init name = Comp<args>`.
+#[derive(Clone, Debug)]
+pub struct CompInit {
+    pub name: String,
+    pub ty: CompType,
+    pub loc: Loc,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Source {
     pub types: Vec<TypeDecl>,
@@ -216,4 +251,10 @@ pub struct Source {
     pub limits: Vec<(String, usize, Loc)>,
     /// Deprecated syntax that was accepted, as Soufflé warns about it.
     pub deprecated: Vec<(Loc, String)>,
+    pub subsumptions: Vec<Subsumption>,
+    /// `.comp` declarations, `.init` instantiations and (inside a component
+    /// body) `.override` directives; `sema::components` expands them away.
+    pub comps: Vec<Component>,
+    pub inits: Vec<CompInit>,
+    pub overrides: Vec<(String, Loc)>,
 }

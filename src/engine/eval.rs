@@ -7,12 +7,17 @@
 //! of a large first scan) run as parallel tasks; their outputs are merged in
 //! task order, so the result never depends on the number of threads.
 //!
+//! A stratum with subsumptive rules deletes the tuples they dominate after
+//! its base rules and after each iteration (`subsume`), so that the next
+//! delta holds only tuples that survived.
+//!
 //! Each stratum is planned once, when evaluation reaches it (the planner sees
 //! the sizes of the relations below); evaluation then creates the indexes the
 //! plan lists, in storage, and runs it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::RwLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
@@ -24,6 +29,7 @@ use super::functors;
 use super::ir::{Base, Checked};
 use super::planner::{AggPlan, Plan, PlanExpr as Expr, Step, Version, plan_stratum};
 use super::storage::{Relation, Symbols};
+use super::subsume;
 
 /// Rows of a scan are split into tasks of this many rows.
 const CHUNK: u32 = 4096;
@@ -36,6 +42,8 @@ struct Runtime<'a> {
     indexes: &'a [usize],
     syms: &'a RwLock<Symbols>,
     regexes: &'a RwLock<HashMap<String, Option<Regex>>>,
+    /// `autoinc()`'s counter, shared by the whole run.
+    counter: &'a AtomicU32,
 }
 
 /// A key buffer on the stack for the usual short keys.
@@ -454,6 +462,7 @@ impl Runtime<'_> {
                 self.syms.write().unwrap().pack(&fields)
             }
             Expr::Agg(agg) => return self.aggregate(agg, env),
+            Expr::AutoInc => self.counter.fetch_add(1, Ordering::Relaxed),
         }))
     }
 
@@ -585,13 +594,44 @@ fn run_round(
             .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
         Ok((plan.head_rel, out, count))
     };
+    let counting = plans.iter().any(|p| p.counter);
     let results: Vec<Result<(usize, Vec<u32>, usize)>> =
-        if tasks.len() > 1 && pool.current_num_threads() > 1 {
+        if tasks.len() > 1 && pool.current_num_threads() > 1 && !counting {
             pool.install(|| tasks.par_iter().map(run).collect())
         } else {
             tasks.iter().map(run).collect()
         };
     results.into_iter().collect()
+}
+
+/// The rows the subsumptive rules `plans` dominate, per relation (row
+/// numbers, perhaps repeated): a row `a` for which a distinct row `b` makes a
+/// body hold (a plan's head is `a`, `b`).
+fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, Vec<u32>>> {
+    let mut out: HashMap<usize, Vec<u32>> = HashMap::new();
+    for plan in plans {
+        let n = plan.head.len() / 2;
+        let rel = &rt.rels[plan.head_rel];
+        let dead = out.entry(plan.head_rel).or_default();
+        let mut env = vec![0u32; plan.nvars];
+        let mut row = Vec::with_capacity(plan.head.len());
+        let mut sink = |env: &mut [u32]| -> Result<()> {
+            row.clear();
+            for h in &plan.head {
+                match rt.eval(h, env)? {
+                    Some(v) => row.push(v),
+                    None => return Ok(()),
+                }
+            }
+            if row[..n] != row[n..] {
+                dead.extend(rel.find(&row[..n]));
+            }
+            Ok(())
+        };
+        rt.exec(&plan.steps, 0, &mut env, None, &mut sink)
+            .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
+    }
+    Ok(out)
 }
 
 /// Insert the rounds' new rows, in task order; a relation under `.limitsize`
@@ -683,6 +723,7 @@ pub fn evaluate(
         .build()
         .map_err(|e| anyhow!("cannot start threads: {e}"))?;
     let regexes = RwLock::new(HashMap::new());
+    let counter = AtomicU32::new(0);
     let mut stats = EvalStats::default();
     let mut delta_start = vec![0u32; rels.len()];
     for s in 0..prog.strata.len() {
@@ -695,17 +736,36 @@ pub fn evaluate(
             .collect();
         let (base, rec) = (&plan.base, &plan.rec);
         let stratum = &prog.strata[s];
-        {
-            let rt = Runtime {
-                rels,
-                delta_start: &delta_start,
-                indexes: &indexes,
-                syms,
-                regexes: &regexes,
+        macro_rules! runtime {
+            () => {
+                Runtime {
+                    rels,
+                    delta_start: &delta_start,
+                    indexes: &indexes,
+                    syms,
+                    regexes: &regexes,
+                    counter: &counter,
+                }
             };
-            let outs = run_round(base, &rt, &pool)?;
-            insert_all(prog, rels, outs, &mut stats);
         }
+        // Delete what the subsumptive rules dominate; `before[k]`, the first
+        // new row of the stratum's `k`-th relation, moves with the deletions.
+        macro_rules! prune {
+            ($plans:expr, $before:expr) => {
+                if !$plans.is_empty() {
+                    let dead = dominated($plans, &runtime!())?;
+                    for (k, r) in stratum.rels.iter().enumerate() {
+                        if let Some(d) = dead.get(r) {
+                            $before[k] = subsume::remove(&mut rels[*r], d, $before[k]);
+                        }
+                    }
+                }
+            };
+        }
+        let outs = run_round(base, &runtime!(), &pool)?;
+        insert_all(prog, rels, outs, &mut stats);
+        let mut base_new = vec![0; stratum.rels.len()];
+        prune!(&plan.subsume, base_new);
         if rec.is_empty() {
             continue;
         }
@@ -715,21 +775,17 @@ pub fn evaluate(
         }
         loop {
             stats.iterations += 1;
-            let before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
-            let outs = {
-                let rt = Runtime {
-                    rels,
-                    delta_start: &delta_start,
-                    indexes: &indexes,
-                    syms,
-                    regexes: &regexes,
-                };
-                run_round(rec, &rt, &pool)?
-            };
+            let mut before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
+            let outs = run_round(rec, &runtime!(), &pool)?;
             for r in &stratum.rels {
                 rels[*r].mark_delta(false);
             }
             insert_all(prog, rels, outs, &mut stats);
+            // the rows just added are the delta the dominance check reads
+            for (k, r) in stratum.rels.iter().enumerate() {
+                delta_start[*r] = before[k];
+            }
+            prune!(&plan.subsume_rec, before);
             let mut grew = false;
             for (k, r) in stratum.rels.iter().enumerate() {
                 delta_start[*r] = before[k];

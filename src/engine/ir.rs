@@ -80,6 +80,8 @@ pub enum Expr<A = Box<AggIr>> {
     /// The record with these fields, interned (an ADT value: the branch number first).
     Rec(Vec<Expr<A>>),
     Agg(A),
+    /// `autoinc()`: the next value of the program's counter (a `number`).
+    AutoInc,
 }
 
 #[derive(Clone, Debug)]
@@ -174,6 +176,9 @@ pub struct Checked {
     pub rels: Vec<RelInfo>,
     pub rel_index: HashMap<String, usize>,
     pub rules: Vec<Rule>,
+    /// Subsumptive rules (`R(a) <= R(b) :- body`), apart from `rules`: their
+    /// head is `a` followed by `b`, and they delete rather than derive.
+    pub subsumptions: Vec<Rule>,
     pub strata: Vec<Stratum>,
     pub symbols: Symbols,
     /// Record and ADT types, numbered as in `Base::Rec`.
@@ -186,7 +191,7 @@ pub struct Checked {
 pub fn expr_vars(e: &Expr, out: &mut Vec<usize>) {
     match e {
         Expr::Var(v) => out.push(*v),
-        Expr::Const(_) => {}
+        Expr::Const(_) | Expr::AutoInc => {}
         Expr::Bin(_, _, a, b) => {
             expr_vars(a, out);
             expr_vars(b, out);
@@ -243,6 +248,37 @@ pub fn lit_vars(l: &Lit, out: &mut Vec<usize>) {
         Lit::Range { var, args, .. } => {
             out.push(*var);
             args.iter().for_each(|a| expr_vars(a, out));
+        }
+    }
+}
+
+/// Whether a rule calls `autoinc()` anywhere (head, body, aggregates).
+pub fn uses_autoinc(rule: &Rule) -> bool {
+    rule.head.iter().any(expr_autoinc) || rule.body.iter().any(lit_autoinc)
+}
+
+fn lit_autoinc(l: &Lit) -> bool {
+    match l {
+        Lit::Atom { args, .. } | Lit::Neg { args, .. } | Lit::Unpack { fields: args, .. } => args
+            .iter()
+            .any(|a| matches!(a, Arg::Expr(e) if expr_autoinc(e))),
+        Lit::Cmp { lhs: a, rhs: b, .. }
+        | Lit::Contains { sub: a, s: b, .. }
+        | Lit::Match { re: a, s: b, .. } => expr_autoinc(a) || expr_autoinc(b),
+        Lit::Range { args, .. } => args.iter().any(expr_autoinc),
+    }
+}
+
+fn expr_autoinc(e: &Expr) -> bool {
+    match e {
+        Expr::AutoInc => true,
+        Expr::Var(_) | Expr::Const(_) => false,
+        Expr::Bin(_, _, a, b) => expr_autoinc(a) || expr_autoinc(b),
+        Expr::Un(_, _, a) | Expr::Strlen(a) | Expr::Conv(_, _, a) | Expr::Ord(a) => expr_autoinc(a),
+        Expr::Substr(a, b, c) => expr_autoinc(a) || expr_autoinc(b) || expr_autoinc(c),
+        Expr::Cat(xs) | Expr::MinMax(_, _, xs) | Expr::Rec(xs) => xs.iter().any(expr_autoinc),
+        Expr::Agg(agg) => {
+            agg.target.as_ref().is_some_and(expr_autoinc) || agg.body.iter().any(lit_autoinc)
         }
     }
 }

@@ -30,6 +30,7 @@ mod planner;
 mod preproc;
 mod sema;
 mod storage;
+mod subsume;
 
 use std::collections::BTreeMap;
 use std::fmt;

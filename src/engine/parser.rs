@@ -15,7 +15,7 @@ use super::lexer::{Tok, Token, lex};
 use super::preproc::{self, Macros};
 
 /// Names that are functors, not relations, when followed by `(`.
-const FUNCTORS: [&str; 14] = [
+const FUNCTORS: [&str; 15] = [
     "cat",
     "strlen",
     "substr",
@@ -30,6 +30,7 @@ const FUNCTORS: [&str; 14] = [
     "contains",
     "match",
     "range",
+    "autoinc",
 ];
 
 /// Relation qualifiers: representations and hints that change no meaning
@@ -48,8 +49,6 @@ const QUALIFIERS: [&str; 9] = [
 
 /// Unary operators written as words; `bnot(x)` is an expression.
 const UNARY_WORDS: [&str; 2] = ["bnot", "lnot"];
-
-const KEYWORDS_UNSUPPORTED: [&str; 1] = ["autoinc"];
 
 /// Where program files come from.
 #[derive(Clone, Copy)]
@@ -255,16 +254,57 @@ impl Parser<'_> {
             _ => self.unexpected("an identifier"),
         }
     }
-    /// A (possibly dotted) type or relation name. Qualified names are not supported.
+    /// A (possibly dotted) type or relation name: `inst.rel`. The lexer reads
+    /// `.rel` as a directive token; it is part of the name when it touches
+    /// the identifier before it.
     fn name(&mut self) -> Result<String> {
-        self.ident()
+        let mut name = self.ident()?;
+        while let Some(part) = self.qualifier_at(self.pos) {
+            name.push('.');
+            name.push_str(&part);
+            self.bump();
+        }
+        Ok(name)
+    }
+
+    /// The `.part` of a qualified name at token `i`: a directive token that
+    /// starts right where the token before it ends.
+    fn qualifier_at(&self, i: usize) -> Option<String> {
+        let (Some(prev), Some(t)) = (i.checked_sub(1).map(|j| &self.toks[j]), self.toks.get(i))
+        else {
+            return None;
+        };
+        let Tok::Dir(part) = &t.tok else {
+            return None;
+        };
+        let width = match &prev.tok {
+            Tok::Ident(s) => s.chars().count(),
+            Tok::Dir(s) => s.chars().count() + 1,
+            _ => return None,
+        };
+        let touches = prev.loc.file == t.loc.file
+            && prev.loc.line == t.loc.line
+            && prev.loc.col as usize + width == t.loc.col as usize;
+        touches.then(|| part.clone())
+    }
+
+    /// Whether the identifier at the current token starts a qualified name.
+    fn qualified_here(&self) -> bool {
+        matches!(self.peek(), Tok::Ident(_)) && self.qualifier_at(self.pos + 1).is_some()
     }
 
     fn program(&mut self) -> Result<()> {
+        self.items(false)
+    }
+
+    /// Directives and clauses up to the end of the file, or up to the `}`
+    /// closing a component body (`in_comp`).
+    fn items(&mut self, in_comp: bool) -> Result<()> {
         loop {
             let loc = self.loc();
             match self.peek().clone() {
-                Tok::Eof => return Ok(()),
+                Tok::Eof if !in_comp => return Ok(()),
+                Tok::P("}") if in_comp => return Ok(()),
                 Tok::Dir(d) => {
                     self.bump();
                     match d.as_str() {
@@ -285,6 +325,15 @@ impl Parser<'_> {
                         "pragma" => self.pragma(loc)?,
                         "plan" => self.plan()?,
                         "limitsize" => self.limitsize(loc)?,
+                        "comp" => self.component(loc)?,
+                        "init" => self.init(loc)?,
+                        "override" if in_comp => {
+                            let name = self.ident()?;
+                            self.out.overrides.push((name, loc));
+                        }
+                        "override" => {
+                            return Err(err_at(&loc, "`.override` outside a component"));
+                        }
                         _ => return Err(err_at(&loc, format!("unsupported directive `.{d}`"))),
                     }
                 }
@@ -292,6 +341,58 @@ impl Parser<'_> {
                 _ => return self.unexpected("a directive or a clause"),
             }
         }
+    }
+
+    /// `Name<A, B>`: a component name and its type arguments.
+    fn comp_type(&mut self) -> Result<CompType> {
+        let loc = self.loc();
+        let name = self.ident()?;
+        let mut args = Vec::new();
+        if self.eat("<") {
+            args.push(self.name()?);
+            while self.eat(",") {
+                args.push(self.name()?);
+            }
+            self.expect(">")?;
+        }
+        Ok(CompType { name, args, loc })
+    }
+
+    /// `.comp Name<T..> : Base<..>, Other { elements }`.
+    fn component(&mut self, loc: Loc) -> Result<()> {
+        let ty = self.comp_type()?;
+        let mut bases = Vec::new();
+        if self.eat(":") {
+            bases.push(self.comp_type()?);
+            while self.eat(",") {
+                bases.push(self.comp_type()?);
+            }
+        }
+        self.expect("{")?;
+        let outer = std::mem::take(self.out);
+        let res = self.items(true);
+        let mut body = std::mem::replace(self.out, outer);
+        res?;
+        // warnings and pragmas hold once, whether or not the component is used
+        self.out.deprecated.append(&mut body.deprecated);
+        self.out.pragmas.append(&mut body.pragmas);
+        self.expect("}")?;
+        self.out.comps.push(super::ast::Component {
+            ty,
+            bases,
+            body,
+            loc,
+        });
+        Ok(())
+    }
+
+    /// `.init name = Comp<args>`.
+    fn init(&mut self, loc: Loc) -> Result<()> {
+        let name = self.ident()?;
+        self.expect("=")?;
+        let ty = self.comp_type()?;
+        self.out.inits.push(CompInit { name, ty, loc });
+        Ok(())
     }
 
     fn type_decl(&mut self, loc: Loc) -> Result<()> {
@@ -363,6 +464,7 @@ impl Parser<'_> {
         // a qualifier is a word not followed by `(` (which starts a clause)
         while let Tok::Ident(q) = self.peek().clone()
             && !matches!(self.peek2(), Tok::P("("))
+            && !self.qualified_here()
         {
             let l = self.loc();
             self.bump();
@@ -507,7 +609,7 @@ impl Parser<'_> {
 
     /// `.limitsize R(n=N)`.
     fn limitsize(&mut self, loc: Loc) -> Result<()> {
-        let rel = self.ident()?;
+        let rel = self.name()?;
         self.expect("(")?;
         if !matches!(self.peek(), Tok::Ident(n) if n == "n") {
             return self.unexpected("`n=`");
@@ -528,9 +630,9 @@ impl Parser<'_> {
     }
 
     fn io(&mut self, kind: IoKind) -> Result<()> {
-        let mut rels = vec![(self.loc(), self.ident()?)];
+        let mut rels = vec![(self.loc(), self.name()?)];
         while self.eat(",") {
-            rels.push((self.loc(), self.ident()?));
+            rels.push((self.loc(), self.name()?));
         }
         let mut params = Vec::new();
         if self.eat("(") {
@@ -568,6 +670,9 @@ impl Parser<'_> {
     fn clause(&mut self) -> Result<()> {
         let loc = self.loc();
         let mut heads = vec![self.atom()?];
+        if self.eat("<=") {
+            return self.subsumption(heads.pop().unwrap(), loc);
+        }
         while self.eat(",") {
             heads.push(self.atom()?);
         }
@@ -595,9 +700,26 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// The rest of `dominated <= dominating :- body.`
+    fn subsumption(&mut self, dominated: Atom, loc: Loc) -> Result<()> {
+        let dominating = self.atom()?;
+        self.expect(":-")?;
+        let bodies = self.disjunction()?;
+        self.expect(".")?;
+        for body in bodies {
+            self.out.subsumptions.push(Subsumption {
+                dominated: dominated.clone(),
+                dominating: dominating.clone(),
+                body,
+                loc: loc.clone(),
+            });
+        }
+        Ok(())
+    }
+
     fn atom(&mut self) -> Result<Atom> {
         let loc = self.loc();
-        let name = self.ident()?;
+        let name = self.name()?;
         if FUNCTORS.contains(&name.as_str()) && !matches!(name.as_str(), "min" | "max") {
             // fallthrough: a relation may not use a functor name; report it plainly
             return Err(err_at(
@@ -720,6 +842,9 @@ impl Parser<'_> {
         let loc = self.loc();
         if self.eat("!") {
             let l2 = self.loc();
+            if self.qualified_here() {
+                return Ok(Literal::Neg(self.atom()?));
+            }
             if let Tok::Ident(n) = self.peek().clone()
                 && matches!(self.peek2(), Tok::P("("))
             {
@@ -739,6 +864,9 @@ impl Parser<'_> {
                 "unsupported negation: only `!relation(..)`, `!contains(..)` and `!match(..)` are supported",
             ));
         }
+        if self.qualified_here() {
+            return Ok(Literal::Pos(self.atom()?));
+        }
         if let Tok::Ident(n) = self.peek().clone()
             && (n == "true" || n == "false")
             && !matches!(self.peek2(), Tok::P("("))
@@ -749,31 +877,25 @@ impl Parser<'_> {
             let op = if n == "true" { CmpOp::Eq } else { CmpOp::Ne };
             return Ok(Literal::Cmp(op, one(), one(), loc));
         }
-        if let Tok::Ident(n) = self.peek().clone() {
-            if KEYWORDS_UNSUPPORTED.contains(&n.as_str()) && !matches!(self.peek2(), Tok::P("(")) {
-                return Err(err_at(&loc, format!("`{n}` is not supported")));
+        if let Tok::Ident(n) = self.peek().clone()
+            && matches!(self.peek2(), Tok::P("("))
+        {
+            if n == "contains" || n == "match" {
+                self.bump();
+                self.bump();
+                let a = self.term()?;
+                self.expect(",")?;
+                let b = self.term()?;
+                self.expect(")")?;
+                return Ok(if n == "contains" {
+                    Literal::Contains(false, a, b, loc)
+                } else {
+                    Literal::Match(false, a, b, loc)
+                });
             }
-            if matches!(self.peek2(), Tok::P("(")) {
-                if n == "contains" || n == "match" {
-                    self.bump();
-                    self.bump();
-                    let a = self.term()?;
-                    self.expect(",")?;
-                    let b = self.term()?;
-                    self.expect(")")?;
-                    return Ok(if n == "contains" {
-                        Literal::Contains(false, a, b, loc)
-                    } else {
-                        Literal::Match(false, a, b, loc)
-                    });
-                }
-                // `bnot(x) > 0` and `lnot(x) = 0` are comparisons, not atoms
-                if !FUNCTORS.contains(&n.as_str())
-                    && !KEYWORDS_UNSUPPORTED.contains(&n.as_str())
-                    && !UNARY_WORDS.contains(&n.as_str())
-                {
-                    return Ok(Literal::Pos(self.atom()?));
-                }
+            // `bnot(x) > 0` and `lnot(x) = 0` are comparisons, not atoms
+            if !FUNCTORS.contains(&n.as_str()) && !UNARY_WORDS.contains(&n.as_str()) {
+                return Ok(Literal::Pos(self.atom()?));
             }
         }
         let lhs = self.term()?;
@@ -923,13 +1045,14 @@ impl Parser<'_> {
             }
             Tok::P("$") => {
                 self.bump();
-                let Tok::Ident(name) = self.peek().clone() else {
+                if !matches!(self.peek(), Tok::Ident(_)) {
                     return Err(err_at(
                         &loc,
-                        "`$` without a branch name (autoincrement) is not supported",
+                        "`$` without a branch name (the deprecated counter) is not supported; use `autoinc()`",
                     ));
-                };
-                self.bump();
+                }
+                // `$inst.C`: a branch declared in a component instance
+                let name = self.name()?;
                 let args = if self.eat("(") {
                     self.term_list()?
                 } else {
@@ -952,9 +1075,6 @@ impl Parser<'_> {
                         return self.aggregate(&name, loc);
                     }
                     _ => {}
-                }
-                if KEYWORDS_UNSUPPORTED.contains(&name.as_str()) {
-                    return Err(err_at(&loc, format!("`{name}` is not supported")));
                 }
                 if self.is("(") {
                     if !FUNCTORS.contains(&name.as_str()) {

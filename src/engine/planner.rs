@@ -17,7 +17,7 @@ use anyhow::Result;
 use super::ast::{AggOp, CmpOp, Loc, err_at};
 use super::ir::{
     AggIr, Arg, Base, Checked, Expr, Lit, Rule, atom_ready, display_var, expr_vars, lit_loc,
-    lit_vars, ready,
+    lit_vars, ready, uses_autoinc,
 };
 
 /// A planned expression: aggregates carry their planned bodies.
@@ -133,6 +133,9 @@ pub struct Plan {
     pub head: Vec<PlanExpr>,
     pub nvars: usize,
     pub loc: Loc,
+    /// The rule calls `autoinc()`: its rows are numbered in task order, so
+    /// its round runs sequentially.
+    pub counter: bool,
 }
 
 /// The plans of one stratum: base rules (run once) and the semi-naive
@@ -141,6 +144,14 @@ pub struct Plan {
 pub struct StratumPlan {
     pub base: Vec<Plan>,
     pub rec: Vec<Plan>,
+    /// The subsumptive rules of the stratum's relations, over full relations;
+    /// a plan's head is the dominated tuple followed by the dominating one.
+    pub subsume: Vec<Plan>,
+    /// The same for the iterations of a recursive stratum: when a rule's body
+    /// reads no relation of the stratum, the tuples that survived the last
+    /// iteration dominate none of each other, so only pairs with a new tuple
+    /// are read (one version with each of the two atoms on the delta).
+    pub subsume_rec: Vec<Plan>,
     pub indexes: Vec<IndexSpec>,
 }
 
@@ -604,6 +615,7 @@ impl Planner<'_> {
             ),
             Expr::Var(v) => Expr::Var(*v),
             Expr::Const(c) => Expr::Const(*c),
+            Expr::AutoInc => Expr::AutoInc,
         })
     }
 }
@@ -688,6 +700,7 @@ fn plan_rule(
         head,
         nvars: rule.var_names.len(),
         loc: rule.loc.clone(),
+        counter: uses_autoinc(rule),
     })
 }
 
@@ -719,6 +732,42 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
                 let plan = plan_rule(sizes, &mut out.indexes, rule, &versions)?;
                 out.rec.push(plan);
             }
+        }
+    }
+    for rule in prog.subsumptions.iter() {
+        if !stratum.rels.contains(&rule.head_rel) {
+            continue;
+        }
+        let full = vec![Version::Full; rule.body.len()];
+        out.subsume
+            .push(plan_rule(sizes, &mut out.indexes, rule, &full)?);
+        if !stratum.recursive {
+            continue;
+        }
+        // the two compared atoms: the first two (record patterns put their
+        // unpack literals after each)
+        let pair: Vec<usize> = rule
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| matches!(l, Lit::Atom { .. }))
+            .map(|(i, _)| i)
+            .take(2)
+            .collect();
+        let body_in_stratum = rule.body.iter().enumerate().any(|(i, l)| {
+            !pair.contains(&i)
+                && matches!(l, Lit::Atom { rel, .. } | Lit::Neg { rel, .. } if stratum.rels.contains(rel))
+        });
+        if body_in_stratum {
+            out.subsume_rec
+                .push(plan_rule(sizes, &mut out.indexes, rule, &full)?);
+            continue;
+        }
+        for delta in pair {
+            let mut versions = full.clone();
+            versions[delta] = Version::Delta;
+            out.subsume_rec
+                .push(plan_rule(sizes, &mut out.indexes, rule, &versions)?);
         }
     }
     Ok(out)

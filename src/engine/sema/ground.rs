@@ -20,7 +20,7 @@ pub fn check(prog: &Checked) -> Result<()> {
             check_rule(&prog.rules[r])?;
         }
     }
-    Ok(())
+    prog.subsumptions.iter().try_for_each(check_rule)
 }
 
 fn check_rule(rule: &Rule) -> Result<()> {
@@ -174,7 +174,7 @@ fn check_aggregates(rule: &Rule, e: &Expr, bound: &[bool]) -> Result<()> {
         Expr::Cat(xs) | Expr::MinMax(_, _, xs) | Expr::Rec(xs) => {
             xs.iter().try_for_each(|x| check_aggregates(rule, x, bound))
         }
-        Expr::Var(_) | Expr::Const(_) => Ok(()),
+        Expr::Var(_) | Expr::Const(_) | Expr::AutoInc => Ok(()),
     }
 }
 

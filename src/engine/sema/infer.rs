@@ -329,7 +329,7 @@ impl<'a> Infer<'a> {
             Term::Un(_, a, _) => self.definite(a),
             Term::Call(name, args, _) => match name.as_str() {
                 "cat" | "substr" | "to_string" => Some(Base::Sym),
-                "strlen" | "to_number" | "ord" => Some(Base::Num),
+                "strlen" | "to_number" | "ord" | "autoinc" => Some(Base::Num),
                 "to_unsigned" => Some(Base::Uns),
                 "to_float" => Some(Base::Flt),
                 _ => args.iter().find_map(|a| self.definite(a)),
@@ -619,6 +619,12 @@ impl<'a> Infer<'a> {
                     "to_unsigned" => Base::Uns,
                     _ => Base::Flt,
                 })
+            }
+            "autoinc" => {
+                if !args.is_empty() {
+                    return arity_err("no arguments");
+                }
+                any(Base::Num)
             }
             "range" => {
                 if !(2..=3).contains(&args.len()) {

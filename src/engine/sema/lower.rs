@@ -450,6 +450,7 @@ impl Lower<'_> {
                 Box::new(self.lower_term(&args[2], Some(Base::Num))?),
             ),
             "ord" => Expr::Ord(Box::new(self.lower_term(&args[0], None)?)),
+            "autoinc" => Expr::AutoInc,
             "to_number" | "to_string" | "to_unsigned" | "to_float" => {
                 let from = self.inf.ty(&args[0], None)?.base;
                 let to = match name {

@@ -1,14 +1,19 @@
 //! Semantic analysis: the syntax tree becomes the checked rule IR through
 //! small passes, in this order:
 //!
+//! 0. `components`: `.comp`/`.init` expanded into a flat program;
 //! 1. `types`: the type environment from `.type` declarations;
 //! 2. `decls`: relations, their column types and I/O directives; `hints`:
 //!    pragmas, `.limitsize`, `inline` restrictions;
 //! 3. per clause, `scope` (aggregate-local variables renamed apart), `infer`
-//!    (variable types) and `lower` (to the rule IR);
+//!    (variable types) and `lower` (to the rule IR); `subsume` lowers the
+//!    subsumptive rules the same way;
 //! 4. `stratify`: strata in evaluation order, and the relations outputs need;
+//!    `autoinc`: where `autoinc()` may not be used;
 //! 5. `ground`: every variable is bound (safety).
 
+mod autoinc;
+mod components;
 mod decls;
 mod generators;
 mod ground;
@@ -17,6 +22,7 @@ mod infer;
 mod lower;
 mod scope;
 mod stratify;
+mod subsume;
 mod types;
 
 use anyhow::Result;
@@ -26,6 +32,7 @@ use crate::engine::ir::Checked;
 use crate::engine::storage::Symbols;
 
 pub fn check(src: &Source) -> Result<Checked> {
+    let src = &*components::expand(src)?;
     let types = types::Types::build(src)?;
     let mut decls = decls::declare(src, &types)?;
     hints::check(src, &mut decls)?;
@@ -48,12 +55,22 @@ pub fn check(src: &Source) -> Result<Checked> {
             rules.push(rule);
         }
     }
+    let mut subsumptions = Vec::new();
+    for s in &src.subsumptions {
+        let (rule, deps) = subsume::lower(src, &decls, &types, &mut symbols, s)?;
+        for (r, neg, loc) in deps {
+            edges.push((r, rule.head_rel, neg, loc));
+        }
+        subsumptions.push(rule);
+    }
     let strata = stratify::stratify(&decls.rels, &rules, &edges)?;
+    autoinc::check(src, &decls, &rules, &strata)?;
     let needed = stratify::needed_relations(&decls.rels, &edges);
     let checked = Checked {
         rels: decls.rels,
         rel_index: decls.rel_index,
         rules,
+        subsumptions,
         strata,
         symbols,
         record_types: types.records.clone(),
