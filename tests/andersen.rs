@@ -464,6 +464,33 @@ fn function_pointers_and_callbacks() {
 }
 
 #[test]
+fn wrappers_behind_function_pointers() {
+    for_both("wrappers_indirect", &["wrappers_indirect.c"], |a| {
+        // cfg.alloc's only possible callee (by type) is std_alloc, a wrapper of malloc: the
+        // indirect call allocates, so cfg_malloc is a wrapper and each call its own object.
+        assert_set(
+            a,
+            "a = cfg_malloc()",
+            a.sink("sink_a"),
+            &["heap:main>cfg_malloc@37"],
+        );
+        assert_set(
+            a,
+            "b = cfg_malloc()",
+            a.sink("sink_b"),
+            &["heap:main>cfg_malloc@38"],
+        );
+        assert_set(a, "*a", a.sink("sink_a0"), &["x"]);
+        assert_set(a, "*b", a.sink("sink_b0"), &["y"]);
+        // getters[i] may be from_pool, which returns a static buffer: get is no wrapper,
+        // and both its calls see the pool and the one object of its indirect call.
+        for sink in ["sink_g1", "sink_g2"] {
+            assert_set(a, sink, a.sink(sink), &["pool", "heap:get>*@26"]);
+        }
+    });
+}
+
+#[test]
 fn indirect_calls_filtered_by_type() {
     for_both("calltypes", &["calltypes.c"], |a| {
         assert_set(
