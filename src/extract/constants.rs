@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::Worker;
 use super::llvm::{bytes, name, take_message};
 use crate::fact;
-use crate::facts::buf::{Id, num};
+use crate::facts::buf::{Escaped, Id, decimal, num};
 
 impl Worker<'_> {
     /// The operand id of `v` used at `site`, emitting constant facts when `v` is a constant.
@@ -32,26 +32,35 @@ impl Worker<'_> {
     unsafe fn constant(&mut self, v: LLVMValueRef, id: &Id) {
         unsafe {
             let ty = self.types.id(LLVMTypeOf(v));
-            fact!(self.out, constant, id, &ty);
+            fact!(self.out, constant, id, ty);
             let spelled = self.spelling(v);
             fact!(self.out, constant_text, id, &spelled.text[..]);
             fact!(self.out, constant_key, id, &spelled.key[..]);
             match LLVMGetValueKind(v) {
                 LLVMConstantIntValueKind => {
                     let bits = LLVMGetIntTypeWidth(LLVMTypeOf(v));
-                    let text = if bits == 1 {
-                        LLVMConstIntGetZExtValue(v).to_string()
-                    } else if bits <= 64 {
-                        LLVMConstIntGetSExtValue(v).to_string()
+                    if bits <= 64 {
+                        // i1 is printed unsigned (`true` is 1), wider types signed.
+                        let value = if bits == 1 {
+                            LLVMConstIntGetZExtValue(v) as i64
+                        } else {
+                            LLVMConstIntGetSExtValue(v)
+                        };
+                        if let Some(n) = num(value) {
+                            fact!(self.out, integer_constant_value, id, n);
+                        }
+                        let mut digits = [0; 24];
+                        let text = decimal(value, &mut digits);
+                        fact!(self.out, integer_constant, id, Escaped(text));
                     } else {
                         // Wider than the C API's 64-bit getters: LLVM prints it signed, exactly.
                         let printed = take_message(LLVMPrintValueToString(v));
-                        String::from_utf8_lossy(after_type(&printed)).into_owned()
-                    };
-                    if let Some(n) = text.parse::<i64>().ok().and_then(num) {
-                        fact!(self.out, integer_constant_value, id, n);
+                        let text = String::from_utf8_lossy(after_type(&printed)).into_owned();
+                        if let Some(n) = text.parse::<i64>().ok().and_then(num) {
+                            fact!(self.out, integer_constant_value, id, n);
+                        }
+                        fact!(self.out, integer_constant, id, text);
                     }
-                    fact!(self.out, integer_constant, id, text);
                 }
                 LLVMConstantFPValueKind => {
                     fact!(self.out, fp_constant, id, after_type(&spelled.text));
