@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::Worker;
 use super::llvm::{bytes, name, take_message};
 use crate::fact;
-use crate::facts::buf::{Escaped, Id, decimal, num};
+use crate::facts::buf::{Escaped, Id, decimal, num, unescape};
 
 impl Worker<'_> {
     /// The operand id of `v` used at `site`, emitting constant facts when `v` is a constant.
@@ -137,14 +137,7 @@ impl Worker<'_> {
                     fact!(self.out, function_ref_constant, id, func);
                 }
                 LLVMBlockAddressValueKind => {
-                    let f = LLVMGetBlockAddressFunction(v);
-                    let bb = LLVMGetBlockAddressBasicBlock(v);
-                    let func = self.m.global_id(f).clone();
-                    let block = self
-                        .blockaddress_blocks
-                        .entry(f)
-                        .or_insert_with(|| super::body::Numbering::of(&func, f).blocks)[&bb]
-                        .clone();
+                    let (func, block) = self.blockaddress(v);
                     fact!(self.out, blockaddress_constant, id, func, block);
                 }
                 LLVMConstantExprValueKind => {
@@ -228,7 +221,8 @@ impl Worker<'_> {
                 return s.clone();
             }
             let full = match self.simple_value(v) {
-                // Printing costs microseconds; the most frequent constants are spelled here.
+                // Printing costs microseconds (and a pass over the whole module and function
+                // for each blockaddress): the most frequent constants are spelled here.
                 Some(value) => [&self.type_text(LLVMTypeOf(v))[..], b" ", &value].concat(),
                 None if LLVMGetValueKind(v) == LLVMMetadataAsValueValueKind => {
                     metadata_operand(take_message(LLVMPrintValueToString(v)))
@@ -295,6 +289,17 @@ impl Worker<'_> {
                     let id = self.m.global_id(v).as_bytes();
                     return Some(id[self.m.id.as_bytes().len() + 1..].to_vec());
                 }
+                LLVMBlockAddressValueKind => {
+                    let (func, block) = self.blockaddress(v);
+                    let (func, block) = (func.as_bytes(), block.as_bytes());
+                    let func_label = &func[self.m.id.as_bytes().len() + 1..];
+                    let block_label = &block[func.len() + 1..];
+                    // Ids hold LLVM's labels escaped; printing gives them as they are.
+                    let raw = |label: &[u8]| unescape(std::str::from_utf8(label).ok()?);
+                    let (f, b) = (raw(func_label)?, raw(block_label)?);
+                    return Some([&b"blockaddress("[..], &f, b", ", &b, b")"].concat());
+                }
+                LLVMConstantArrayValueKind => return self.simple_array(v),
                 LLVMConstantPointerNullValueKind => b"null",
                 LLVMUndefValueValueKind => b"undef",
                 LLVMPoisonValueKind => b"poison",
@@ -303,6 +308,46 @@ impl Worker<'_> {
                 _ => return None,
             };
             Some(word.to_vec())
+        }
+    }
+
+    /// `[T a, T b, ...]` for an array whose elements are all simple values (say, a
+    /// computed-goto table of blockaddresses); None for the rest.
+    unsafe fn simple_array(&mut self, v: LLVMValueRef) -> Option<Vec<u8>> {
+        unsafe {
+            let element = self.type_text(LLVMGetElementType(LLVMTypeOf(v)));
+            let mut out = vec![b'['];
+            for i in 0..LLVMGetNumOperands(v) {
+                let value = self.simple_value(LLVMGetOperand(v, i as u32))?;
+                // A global's label comes from its id, escaped: leave such names to LLVM.
+                if value.contains(&b'\\') {
+                    return None;
+                }
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                out.extend_from_slice(&element);
+                out.push(b' ');
+                out.extend_from_slice(&value);
+            }
+            out.push(b']');
+            Some(out)
+        }
+    }
+
+    /// The function and block ids a blockaddress names; a function's blocks are numbered
+    /// once per worker.
+    unsafe fn blockaddress(&mut self, v: LLVMValueRef) -> (Id, Id) {
+        unsafe {
+            let f = LLVMGetBlockAddressFunction(v);
+            let bb = LLVMGetBlockAddressBasicBlock(v);
+            let func = self.m.global_id(f).clone();
+            let block = self
+                .blockaddress_blocks
+                .entry(f)
+                .or_insert_with(|| super::body::Numbering::of(&func, f).blocks)[&bb]
+                .clone();
+            (func, block)
         }
     }
 

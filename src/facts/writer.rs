@@ -126,7 +126,7 @@ impl FactDir {
                 let _ = fs::rename(&old, &self.dest);
                 bail!("{shown}: cannot replace: {}", cause(&e));
             }
-            let _ = fs::remove_dir_all(&old);
+            remove_output(&old);
         } else {
             fs::rename(&self.tmp, &self.dest)
                 .map_err(|e| anyhow!("{shown}: cannot create: {}", cause(&e)))?;
@@ -144,6 +144,20 @@ impl Drop for FactDir {
         }
         live().retain(|(_, t)| *t != self.tmp);
     }
+}
+
+/// Removes a replaced output, its files in parallel: unlinking a file drops its cached
+/// pages, which on a large output takes as long as a small input's extraction.
+fn remove_output(dir: &Path) {
+    use rayon::prelude::*;
+    if let Ok(entries) = fs::read_dir(dir) {
+        let files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        files.par_iter().for_each(|f| {
+            let _ = fs::remove_file(f);
+        });
+    }
+    // Whatever is left (say, a directory someone put there).
+    let _ = fs::remove_dir_all(dir);
 }
 
 /// The temporaries this process has open: (destination, temporary).
