@@ -350,7 +350,7 @@ impl Worker<'_> {
             let ops: Vec<Id> = raw_ops
                 .iter()
                 .enumerate()
-                .map(|(k, &v)| self.operand(v, id.child(b'#', k)))
+                .map(|(k, &v)| self.operand(v, || id.child(b'#', k)))
                 .collect();
             for (k, op) in ops.iter().enumerate() {
                 fact!(self.out, instr_operand, id, k as i32, op);

@@ -14,7 +14,8 @@ use crate::facts::buf::{Escaped, Id, decimal, num, unescape};
 
 impl Worker<'_> {
     /// The operand id of `v` used at `site`, emitting constant facts when `v` is a constant.
-    pub unsafe fn operand(&mut self, v: LLVMValueRef, site: Id) -> Id {
+    /// The site id is made only for constants: most operands are variables.
+    pub unsafe fn operand(&mut self, v: LLVMValueRef, site: impl FnOnce() -> Id) -> Id {
         unsafe {
             if let Some(id) = self.locals.get(&v) {
                 return id.clone();
@@ -24,6 +25,7 @@ impl Worker<'_> {
                     return id.clone();
                 }
             }
+            let site = site();
             self.constant(v, &site);
             site
         }
@@ -84,7 +86,7 @@ impl Worker<'_> {
                     let n = LLVMGetNumOperands(v).max(0) as usize;
                     fact!(self.out, aggregate_constant_nelems, id, n as i32);
                     for i in 0..n {
-                        let elem = self.operand(LLVMGetOperand(v, i as u32), id.child(b'.', i));
+                        let elem = self.operand(LLVMGetOperand(v, i as u32), || id.child(b'.', i));
                         fact!(self.out, aggregate_constant_elem, id, i as i32, elem);
                     }
                 }
@@ -121,7 +123,7 @@ impl Worker<'_> {
                                     .unwrap_or_else(|e| e.into_inner());
                                 LLVMGetAggregateElement(v, i as u32)
                             };
-                            let elem = self.operand(elem, id.child(b'.', i));
+                            let elem = self.operand(elem, || id.child(b'.', i));
                             fact!(self.out, aggregate_constant_elem, id, i as i32, elem);
                         }
                     }
@@ -162,7 +164,7 @@ impl Worker<'_> {
                         fact!(self.out, constant_expr_flag, id, flag);
                     }
                     for i in 0..LLVMGetNumOperands(v).max(0) as usize {
-                        let op = self.operand(LLVMGetOperand(v, i as u32), id.child(b'.', i));
+                        let op = self.operand(LLVMGetOperand(v, i as u32), || id.child(b'.', i));
                         fact!(self.out, constant_expr_operand, id, i as i32, op);
                     }
                 }
