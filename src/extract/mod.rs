@@ -332,23 +332,36 @@ pub fn extract_module(
                         if i >= runs.len() {
                             break;
                         }
+                        let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
                         {
-                            let mut st = state.lock().unwrap();
+                            let mut st = lock();
                             while i >= st.next + window && st.failed.is_none() {
-                                st = moved.wait(st).unwrap();
+                                st = moved.wait(st).unwrap_or_else(|e| e.into_inner());
                             }
                             if st.failed.is_some() {
                                 break;
                             }
                         }
-                        let mut w = Worker::new(&ctx);
-                        let n = runs[i]
-                            .iter()
-                            .map(|&Handle(f)| w.function_body(ctx.global_id(f), f))
-                            .sum();
-                        let mut st = state.lock().unwrap();
-                        st.waiting
-                            .insert(i, (w.out, w.types.used.into_iter().collect(), n));
+                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            let mut w = Worker::new(&ctx);
+                            let n = runs[i]
+                                .iter()
+                                .map(|&Handle(f)| w.function_body(ctx.global_id(f), f))
+                                .sum();
+                            (w.out, w.types.used.into_iter().collect(), n)
+                        }));
+                        let mut st = lock();
+                        let run = match run {
+                            Ok(run) => run,
+                            Err(panic) => {
+                                // The runs after this one would wait for it forever.
+                                st.failed = Some(anyhow::anyhow!("a worker panicked"));
+                                moved.notify_all();
+                                drop(st);
+                                std::panic::resume_unwind(panic);
+                            }
+                        };
+                        st.waiting.insert(i, run);
                         let st = &mut *st;
                         while let Some((out, types, n)) = st.waiting.remove(&st.next) {
                             st.used_types.extend(types);
@@ -365,7 +378,7 @@ pub fn extract_module(
                 });
             }
         });
-        let st = state.into_inner().unwrap();
+        let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = st.failed {
             return Err(e);
         }
