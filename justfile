@@ -34,7 +34,8 @@ test: setup
 schema:
     cargo run --quiet -- schema --write schema
 
-# Benchmarks (see README): extraction on a large generated module, then the engine.
+# Benchmarks (see README): extraction on a large generated module and on SQLite and Lua
+# (sources from crates.io) with and without -g, then the engine, then points-to.
 bench: setup
     cargo build --release --quiet
     python3 fixtures/bench/bench.py

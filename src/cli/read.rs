@@ -23,7 +23,11 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
     let opts = args.reading.options(args.quiet.quiet);
     let mut out = llfacts::isolate::FactSender::new();
     let skipped = args.jobs.pool()?.install(|| {
-        llfacts::extract::to_sink(&args.inputs, &opts, &mut |facts| out.send(&facts))
+        llfacts::extract::to_sink(&args.inputs, &opts, &mut |facts| {
+            out.send(&facts)?;
+            facts.recycle();
+            Ok(())
+        })
     })?;
     out.finish(&skipped)
 }

@@ -350,7 +350,7 @@ impl Worker<'_> {
             let ops: Vec<Id> = raw_ops
                 .iter()
                 .enumerate()
-                .map(|(k, &v)| self.operand(v, id.child(b'#', k)))
+                .map(|(k, &v)| self.operand(v, || id.child(b'#', k)))
                 .collect();
             for (k, op) in ops.iter().enumerate() {
                 fact!(self.out, instr_operand, id, k as i32, op);
@@ -517,8 +517,8 @@ impl Worker<'_> {
                 | LLVMBitCast | LLVMAddrSpaceCast => {
                     fact!(self.out, cast_from, id, &ops[0]);
                     let from = self.types.id(LLVMTypeOf(raw_ops[0]));
-                    let to = self.types.id(LLVMTypeOf(instr));
                     fact!(self.out, cast_from_type, id, from);
+                    let to = self.types.id(LLVMTypeOf(instr));
                     fact!(self.out, cast_to_type, id, to);
                 }
                 LLVMICmp | LLVMFCmp => {
@@ -776,7 +776,7 @@ impl Worker<'_> {
             fact!(self.out, gep_base, id, &ops[0]);
             let source = LLVMGetGEPSourceElementType(instr);
             let source_id = self.types.id(source);
-            fact!(self.out, gep_source_type, id, &source_id);
+            fact!(self.out, gep_source_type, id, source_id);
             if LLVMIsInBounds(instr) != 0 {
                 fact!(self.out, gep_inbounds, id);
             }

@@ -10,11 +10,12 @@ use std::rc::Rc;
 use super::Worker;
 use super::llvm::{bytes, name, take_message};
 use crate::fact;
-use crate::facts::buf::{Id, num};
+use crate::facts::buf::{Escaped, Id, decimal, num, unescape};
 
 impl Worker<'_> {
     /// The operand id of `v` used at `site`, emitting constant facts when `v` is a constant.
-    pub unsafe fn operand(&mut self, v: LLVMValueRef, site: Id) -> Id {
+    /// The site id is made only for constants: most operands are variables.
+    pub unsafe fn operand(&mut self, v: LLVMValueRef, site: impl FnOnce() -> Id) -> Id {
         unsafe {
             if let Some(id) = self.locals.get(&v) {
                 return id.clone();
@@ -24,6 +25,7 @@ impl Worker<'_> {
                     return id.clone();
                 }
             }
+            let site = site();
             self.constant(v, &site);
             site
         }
@@ -32,26 +34,35 @@ impl Worker<'_> {
     unsafe fn constant(&mut self, v: LLVMValueRef, id: &Id) {
         unsafe {
             let ty = self.types.id(LLVMTypeOf(v));
-            fact!(self.out, constant, id, &ty);
+            fact!(self.out, constant, id, ty);
             let spelled = self.spelling(v);
             fact!(self.out, constant_text, id, &spelled.text[..]);
             fact!(self.out, constant_key, id, &spelled.key[..]);
             match LLVMGetValueKind(v) {
                 LLVMConstantIntValueKind => {
                     let bits = LLVMGetIntTypeWidth(LLVMTypeOf(v));
-                    let text = if bits == 1 {
-                        LLVMConstIntGetZExtValue(v).to_string()
-                    } else if bits <= 64 {
-                        LLVMConstIntGetSExtValue(v).to_string()
+                    if bits <= 64 {
+                        // i1 is printed unsigned (`true` is 1), wider types signed.
+                        let value = if bits == 1 {
+                            LLVMConstIntGetZExtValue(v) as i64
+                        } else {
+                            LLVMConstIntGetSExtValue(v)
+                        };
+                        if let Some(n) = num(value) {
+                            fact!(self.out, integer_constant_value, id, n);
+                        }
+                        let mut digits = [0; 24];
+                        let text = decimal(value, &mut digits);
+                        fact!(self.out, integer_constant, id, Escaped(text));
                     } else {
                         // Wider than the C API's 64-bit getters: LLVM prints it signed, exactly.
                         let printed = take_message(LLVMPrintValueToString(v));
-                        String::from_utf8_lossy(after_type(&printed)).into_owned()
-                    };
-                    if let Some(n) = text.parse::<i64>().ok().and_then(num) {
-                        fact!(self.out, integer_constant_value, id, n);
+                        let text = String::from_utf8_lossy(after_type(&printed)).into_owned();
+                        if let Some(n) = text.parse::<i64>().ok().and_then(num) {
+                            fact!(self.out, integer_constant_value, id, n);
+                        }
+                        fact!(self.out, integer_constant, id, text);
                     }
-                    fact!(self.out, integer_constant, id, text);
                 }
                 LLVMConstantFPValueKind => {
                     fact!(self.out, fp_constant, id, after_type(&spelled.text));
@@ -75,7 +86,7 @@ impl Worker<'_> {
                     let n = LLVMGetNumOperands(v).max(0) as usize;
                     fact!(self.out, aggregate_constant_nelems, id, n as i32);
                     for i in 0..n {
-                        let elem = self.operand(LLVMGetOperand(v, i as u32), id.child(b'.', i));
+                        let elem = self.operand(LLVMGetOperand(v, i as u32), || id.child(b'.', i));
                         fact!(self.out, aggregate_constant_elem, id, i as i32, elem);
                     }
                 }
@@ -112,7 +123,7 @@ impl Worker<'_> {
                                     .unwrap_or_else(|e| e.into_inner());
                                 LLVMGetAggregateElement(v, i as u32)
                             };
-                            let elem = self.operand(elem, id.child(b'.', i));
+                            let elem = self.operand(elem, || id.child(b'.', i));
                             fact!(self.out, aggregate_constant_elem, id, i as i32, elem);
                         }
                     }
@@ -128,14 +139,7 @@ impl Worker<'_> {
                     fact!(self.out, function_ref_constant, id, func);
                 }
                 LLVMBlockAddressValueKind => {
-                    let f = LLVMGetBlockAddressFunction(v);
-                    let bb = LLVMGetBlockAddressBasicBlock(v);
-                    let func = self.m.global_id(f).clone();
-                    let block = self
-                        .blockaddress_blocks
-                        .entry(f)
-                        .or_insert_with(|| super::body::Numbering::of(&func, f).blocks)[&bb]
-                        .clone();
+                    let (func, block) = self.blockaddress(v);
                     fact!(self.out, blockaddress_constant, id, func, block);
                 }
                 LLVMConstantExprValueKind => {
@@ -160,7 +164,7 @@ impl Worker<'_> {
                         fact!(self.out, constant_expr_flag, id, flag);
                     }
                     for i in 0..LLVMGetNumOperands(v).max(0) as usize {
-                        let op = self.operand(LLVMGetOperand(v, i as u32), id.child(b'.', i));
+                        let op = self.operand(LLVMGetOperand(v, i as u32), || id.child(b'.', i));
                         fact!(self.out, constant_expr_operand, id, i as i32, op);
                     }
                 }
@@ -219,7 +223,8 @@ impl Worker<'_> {
                 return s.clone();
             }
             let full = match self.simple_value(v) {
-                // Printing costs microseconds; the most frequent constants are spelled here.
+                // Printing costs microseconds (and a pass over the whole module and function
+                // for each blockaddress): the most frequent constants are spelled here.
                 Some(value) => [&self.type_text(LLVMTypeOf(v))[..], b" ", &value].concat(),
                 None if LLVMGetValueKind(v) == LLVMMetadataAsValueValueKind => {
                     metadata_operand(take_message(LLVMPrintValueToString(v)))
@@ -286,6 +291,17 @@ impl Worker<'_> {
                     let id = self.m.global_id(v).as_bytes();
                     return Some(id[self.m.id.as_bytes().len() + 1..].to_vec());
                 }
+                LLVMBlockAddressValueKind => {
+                    let (func, block) = self.blockaddress(v);
+                    let (func, block) = (func.as_bytes(), block.as_bytes());
+                    let func_label = &func[self.m.id.as_bytes().len() + 1..];
+                    let block_label = &block[func.len() + 1..];
+                    // Ids hold LLVM's labels escaped; printing gives them as they are.
+                    let raw = |label: &[u8]| unescape(std::str::from_utf8(label).ok()?);
+                    let (f, b) = (raw(func_label)?, raw(block_label)?);
+                    return Some([&b"blockaddress("[..], &f, b", ", &b, b")"].concat());
+                }
+                LLVMConstantArrayValueKind => return self.simple_array(v),
                 LLVMConstantPointerNullValueKind => b"null",
                 LLVMUndefValueValueKind => b"undef",
                 LLVMPoisonValueKind => b"poison",
@@ -294,6 +310,46 @@ impl Worker<'_> {
                 _ => return None,
             };
             Some(word.to_vec())
+        }
+    }
+
+    /// `[T a, T b, ...]` for an array whose elements are all simple values (say, a
+    /// computed-goto table of blockaddresses); None for the rest.
+    unsafe fn simple_array(&mut self, v: LLVMValueRef) -> Option<Vec<u8>> {
+        unsafe {
+            let element = self.type_text(LLVMGetElementType(LLVMTypeOf(v)));
+            let mut out = vec![b'['];
+            for i in 0..LLVMGetNumOperands(v) {
+                let value = self.simple_value(LLVMGetOperand(v, i as u32))?;
+                // A global's label comes from its id, escaped: leave such names to LLVM.
+                if value.contains(&b'\\') {
+                    return None;
+                }
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                out.extend_from_slice(&element);
+                out.push(b' ');
+                out.extend_from_slice(&value);
+            }
+            out.push(b']');
+            Some(out)
+        }
+    }
+
+    /// The function and block ids a blockaddress names; a function's blocks are numbered
+    /// once per worker.
+    unsafe fn blockaddress(&mut self, v: LLVMValueRef) -> (Id, Id) {
+        unsafe {
+            let f = LLVMGetBlockAddressFunction(v);
+            let bb = LLVMGetBlockAddressBasicBlock(v);
+            let func = self.m.global_id(f).clone();
+            let block = self
+                .blockaddress_blocks
+                .entry(f)
+                .or_insert_with(|| super::body::Numbering::of(&func, f).blocks)[&bb]
+                .clone();
+            (func, block)
         }
     }
 

@@ -10,7 +10,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::input;
-use super::{Counts, EmittedTypes, extract_module};
+use super::{Counts, EmittedTypes, Sink, extract_module};
 use crate::facts::buf::FactBuf;
 use crate::facts::registry::{self, RELATIONS};
 use crate::facts::writer::FactDir;
@@ -172,15 +172,17 @@ impl Progress {
 pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summary> {
     let start = Instant::now();
     let ids = module_ids(inputs);
-    let dir = FactDir::create(out)?;
+    let mut dir = FactDir::begin(out)?;
     let mut progress = Progress::new(opts.quiet, inputs.len());
     // A few buffers in flight keep both sides busy while bounding memory.
     let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
     let (dir, emitted) = std::thread::scope(|scope| {
+        // The writer creates the output files while the first input is parsed.
         let writer = scope.spawn(move || -> Result<FactDir> {
-            let mut dir = dir;
+            dir.create_files()?;
             for facts in rx {
                 dir.append(&facts)?;
+                facts.recycle();
             }
             Ok(dir)
         });
@@ -188,7 +190,7 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
             tx.send(facts)
                 .map_err(|_| anyhow::anyhow!("output writer stopped"))
         };
-        let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress);
+        let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
         drop(tx);
         // A writer failure (say, a full disk) is the cause of any send failure: report it first.
         let dir = writer.join().expect("writer thread panicked");
@@ -225,13 +227,11 @@ pub fn to_memory(inputs: &[PathBuf], opts: &ReadOptions) -> Result<(FactBuf, Vec
 
 /// Extracts every input, handing each finished buffer to `sink` in order; returns the
 /// inputs skipped.
-pub fn to_sink(
-    inputs: &[PathBuf],
-    opts: &ReadOptions,
-    sink: &mut dyn FnMut(FactBuf) -> Result<()>,
-) -> Result<Vec<usize>> {
+pub fn to_sink(inputs: &[PathBuf], opts: &ReadOptions, sink: &mut Sink) -> Result<Vec<usize>> {
     let mut progress = Progress::new(true, inputs.len());
-    let (_, skipped) = emit_all(inputs, &module_ids(inputs), opts, sink, &mut progress)?;
+    let ids = module_ids(inputs);
+    let (_, skipped) =
+        std::thread::scope(|scope| emit_all(inputs, &ids, opts, sink, &mut progress, scope))?;
     Ok(skipped)
 }
 
@@ -244,12 +244,14 @@ fn opcode_classes() -> FactBuf {
     out
 }
 
-fn emit_all(
+/// `scope` takes each module once extracted: freeing it overlaps the rest of the work.
+fn emit_all<'s>(
     inputs: &[PathBuf],
     ids: &[Vec<u8>],
     opts: &ReadOptions,
-    sink: &mut dyn FnMut(FactBuf) -> Result<()>,
+    sink: &mut Sink,
     progress: &mut Progress,
+    scope: &'s std::thread::Scope<'s, '_>,
 ) -> Result<(Counts, Vec<usize>)> {
     let mut total = Counts::default();
     let mut skipped = Vec::new();
@@ -300,6 +302,7 @@ fn emit_all(
                 &mut emitted_types,
             )?;
             isolate::note(Event::Done, i);
+            scope.spawn(move || drop(module));
             total.functions += counts.functions;
             total.instructions += counts.instructions;
             progress.module_done();

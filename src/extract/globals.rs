@@ -152,7 +152,7 @@ impl Worker<'_> {
             }
             let init = LLVMGetInitializer(g);
             let init_id = (!init.is_null()).then(|| {
-                let op = self.operand(init, Id::concat(&[id.as_bytes(), b"#init"]));
+                let op = self.operand(init, || Id::concat(&[id.as_bytes(), b"#init"]));
                 fact!(self.out, global_var_initializer, id, &op);
                 op
             });
@@ -180,10 +180,9 @@ impl Worker<'_> {
             if let Some(u) = unnamed_addr_name(LLVMGetUnnamedAddress(a)) {
                 fact!(self.out, alias_unnamed_addr, id, u);
             }
-            let op = self.operand(
-                LLVMAliasGetAliasee(a),
-                Id::concat(&[id.as_bytes(), b"#aliasee"]),
-            );
+            let op = self.operand(LLVMAliasGetAliasee(a), || {
+                Id::concat(&[id.as_bytes(), b"#aliasee"])
+            });
             fact!(self.out, alias_aliasee, id, &op);
             self.pt_alias(a, id, &op);
         }
@@ -203,10 +202,9 @@ impl Worker<'_> {
                 id,
                 visibility_name(LLVMGetVisibility(i))
             );
-            let op = self.operand(
-                LLVMGetGlobalIFuncResolver(i),
-                Id::concat(&[id.as_bytes(), b"#resolver"]),
-            );
+            let op = self.operand(LLVMGetGlobalIFuncResolver(i), || {
+                Id::concat(&[id.as_bytes(), b"#resolver"])
+            });
             fact!(self.out, ifunc_resolver, id, op);
         }
     }
@@ -278,10 +276,9 @@ impl Worker<'_> {
                 fact!(self.out, function_gc, id, gc);
             }
             if LLVMHasPersonalityFn(f) != 0 {
-                let op = self.operand(
-                    LLVMGetPersonalityFn(f),
-                    Id::concat(&[id.as_bytes(), b"#personality"]),
-                );
+                let op = self.operand(LLVMGetPersonalityFn(f), || {
+                    Id::concat(&[id.as_bytes(), b"#personality"])
+                });
                 fact!(self.out, function_personality, id, op);
             }
             let section = cstr(LLVMGetSection(f));

@@ -2,9 +2,10 @@
 //!
 //! Per module: the coordinating thread builds a [`ModuleCtx`] (global ids, source variable
 //! names, comdat names) and emits module-level facts; defined functions are then emitted in
-//! parallel, in chunks, each into its own [`FactBuf`]; chunks are handed to the output in
-//! function order, so the bytes written do not depend on the number of threads. Type facts
-//! come last, from the union of the types every worker used.
+//! parallel, in runs of consecutive functions, each into its own [`FactBuf`]; runs are
+//! handed to the output in function order as soon as the runs before them are, so the
+//! bytes written do not depend on the number of threads and writing overlaps extraction.
+//! Type facts come last, from the union of the types every worker used.
 
 mod attrs;
 mod body;
@@ -18,7 +19,8 @@ mod types;
 
 use llvm::{PtrMap, PtrSet};
 use std::ffi::CString;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Condvar, Mutex};
 
 use anyhow::Result;
 use llvm_sys::core::*;
@@ -26,7 +28,6 @@ use llvm_sys::debuginfo::{
     LLVMDILocationGetColumn, LLVMDIVariableGetLine, LLVMInstructionGetDebugLoc,
 };
 use llvm_sys::prelude::*;
-use rayon::prelude::*;
 
 use crate::facts::buf::{FactBuf, Id};
 use input::Module;
@@ -241,21 +242,36 @@ pub struct Counts {
     pub instructions: usize,
 }
 
-/// Functions per parallel chunk: large enough to keep threads busy, small enough to bound
-/// the memory held before facts reach the output.
-const CHUNK: usize = 512;
 /// Consecutive functions emitted by one worker.
 const RUN: usize = 16;
+/// Runs that may be done but not yet handed on, per thread: bounds the memory held while
+/// one long run keeps the others waiting.
+const WINDOW_PER_THREAD: usize = 4;
+
+/// Where finished buffers go, in order.
+pub type Sink<'a> = dyn FnMut(FactBuf) -> Result<()> + Send + 'a;
+/// Progress: defined functions done, and in all.
+pub type Progress<'a> = dyn FnMut(usize, usize) + Send + 'a;
+
+/// Runs finished out of order wait here until the runs before them are handed on.
+struct InOrder<'s, 'p> {
+    next: usize,
+    waiting: std::collections::BTreeMap<usize, (FactBuf, Vec<Handle<LLVMTypeRef>>, usize)>,
+    sink: &'s mut Sink<'p>,
+    progress: &'s mut Progress<'p>,
+    used_types: PtrSet<Handle<LLVMTypeRef>>,
+    counts: Counts,
+    failed: Option<anyhow::Error>,
+}
 
 /// Emits every fact of `module`, handing buffers to `sink` in a fixed order.
-/// `path` is how the input was named on the command line; `progress` gets the number of
-/// defined functions done and in all.
+/// `path` is how the input was named on the command line.
 pub fn extract_module(
     module: &Module,
     id: &[u8],
     path: &[u8],
-    sink: &mut dyn FnMut(FactBuf) -> Result<()>,
-    progress: &mut dyn FnMut(usize, usize),
+    sink: &mut Sink,
+    progress: &mut Progress,
     emitted_types: &mut EmittedTypes,
 ) -> Result<Counts> {
     unsafe {
@@ -289,33 +305,84 @@ pub fn extract_module(
             .filter(|&&f| !llvm::is_declaration(f))
             .map(|&f| Handle(f))
             .collect();
-        let mut counts = Counts {
-            functions: defined.len(),
-            instructions: 0,
-        };
-        let mut done = 0;
-        for chunk in defined.chunks(CHUNK) {
-            // Runs of consecutive functions share a worker (its buffers and type memo); the
-            // runs are fixed by position, so the output does not depend on scheduling.
-            let results: Vec<(FactBuf, Vec<Handle<LLVMTypeRef>>, usize)> = chunk
-                .par_chunks(RUN)
-                .map(|run| {
-                    let mut w = Worker::new(&ctx);
-                    let n = run
-                        .iter()
-                        .map(|&Handle(f)| w.function_body(ctx.global_id(f), f))
-                        .sum();
-                    (w.out, w.types.used.into_iter().collect(), n)
-                })
-                .collect();
-            for (out, types, n) in results {
-                used_types.extend(types);
-                counts.instructions += n;
-                sink(out)?;
+        // Runs are fixed by position and handed on in order, so the output does not depend
+        // on scheduling; a run's functions share a worker (its buffers and memos). Threads
+        // take runs in order, so the earliest unfinished run is always being worked on.
+        let runs: Vec<&[Handle<LLVMValueRef>]> = defined.chunks(RUN).collect();
+        let window = WINDOW_PER_THREAD * rayon::current_num_threads();
+        let taken = AtomicUsize::new(0);
+        let state = Mutex::new(InOrder {
+            next: 0,
+            waiting: Default::default(),
+            sink,
+            progress,
+            used_types,
+            counts: Counts {
+                functions: defined.len(),
+                instructions: 0,
+            },
+            failed: None,
+        });
+        let moved = Condvar::new();
+        rayon::scope(|s| {
+            for _ in 0..rayon::current_num_threads() {
+                s.spawn(|_| {
+                    loop {
+                        let i = taken.fetch_add(1, Relaxed);
+                        if i >= runs.len() {
+                            break;
+                        }
+                        let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
+                        {
+                            let mut st = lock();
+                            while i >= st.next + window && st.failed.is_none() {
+                                st = moved.wait(st).unwrap_or_else(|e| e.into_inner());
+                            }
+                            if st.failed.is_some() {
+                                break;
+                            }
+                        }
+                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            let mut w = Worker::new(&ctx);
+                            let n = runs[i]
+                                .iter()
+                                .map(|&Handle(f)| w.function_body(ctx.global_id(f), f))
+                                .sum();
+                            (w.out, w.types.used.into_iter().collect(), n)
+                        }));
+                        let mut st = lock();
+                        let run = match run {
+                            Ok(run) => run,
+                            Err(panic) => {
+                                // The runs after this one would wait for it forever.
+                                st.failed = Some(anyhow::anyhow!("a worker panicked"));
+                                moved.notify_all();
+                                drop(st);
+                                std::panic::resume_unwind(panic);
+                            }
+                        };
+                        st.waiting.insert(i, run);
+                        let st = &mut *st;
+                        while let Some((out, types, n)) = st.waiting.remove(&st.next) {
+                            st.used_types.extend(types);
+                            st.counts.instructions += n;
+                            let done = (st.next * RUN + RUN).min(defined.len());
+                            st.next += 1;
+                            if st.failed.is_none() {
+                                st.failed = (st.sink)(out).err();
+                            }
+                            (st.progress)(done, defined.len());
+                        }
+                        moved.notify_all();
+                    }
+                });
             }
-            done += chunk.len();
-            progress(done, defined.len());
+        });
+        let st = state.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = st.failed {
+            return Err(e);
         }
+        let (counts, used_types, sink) = (st.counts, st.used_types, st.sink);
 
         let mut type_facts = FactBuf::new();
         types::emit_type_facts(m, &ctx.raw_id, used_types, emitted_types, &mut type_facts);

@@ -42,14 +42,15 @@ impl<'a> TypeNamer<'a> {
     }
 
     /// The type's id, as written in facts.
-    pub fn id(&mut self, t: LLVMTypeRef) -> Id {
-        if let Some(id) = self.ids.get(&t) {
-            return id.clone();
+    /// Borrowed, not cloned: this runs for nearly every value, and cloning an id is an
+    /// atomic increment and decrement.
+    pub fn id(&mut self, t: LLVMTypeRef) -> &Id {
+        if !self.ids.contains_key(&t) {
+            let id = Id::new(&self.spelling(t));
+            self.ids.insert(t, id);
+            self.used.insert(Handle(t));
         }
-        let id = Id::new(&self.spelling(t));
-        self.ids.insert(t, id.clone());
-        self.used.insert(Handle(t));
-        id
+        &self.ids[&t]
     }
 
     /// The type's id before escaping (LLVM's spelling).
@@ -266,7 +267,7 @@ pub fn emit_type_facts(
         if !seen.insert(t) {
             continue;
         }
-        all.insert(namer.id(t), t);
+        all.insert(namer.id(t).clone(), t);
         stack.extend(unsafe { components(t) });
     }
     let layout = unsafe { LLVMGetModuleDataLayout(module) };

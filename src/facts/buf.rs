@@ -6,7 +6,7 @@
 //! `\n`, carriage return `\r`; other control bytes, DEL and bytes that are not valid UTF-8
 //! become `\xHH`. Everything else, quotes included, is written as is. [`unescape`] inverts it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::facts::registry::{self, Kind, Rel};
 
@@ -97,14 +97,15 @@ impl Field for i32 {
 /// Appends `v` in decimal without allocating.
 pub fn push_decimal(v: i64, out: &mut Vec<u8>) {
     let mut buf = itoa_buf();
-    out.extend_from_slice(fmt_i64(v, &mut buf));
+    out.extend_from_slice(decimal(v, &mut buf));
 }
 
 fn itoa_buf() -> [u8; 24] {
     [0; 24]
 }
 
-fn fmt_i64(v: i64, buf: &mut [u8; 24]) -> &[u8] {
+/// `v` in decimal, spelled into `buf`.
+pub fn decimal(v: i64, buf: &mut [u8; 24]) -> &[u8] {
     let mut n = v.unsigned_abs();
     let mut i = buf.len();
     loop {
@@ -139,11 +140,31 @@ impl Default for FactBuf {
     }
 }
 
+/// Buffers given back once written out, for reuse: fresh memory costs a page fault per
+/// 4 KiB, and the output is hundreds of times the size of the bitcode.
+static SPARE: Mutex<Vec<FactBuf>> = Mutex::new(Vec::new());
+/// Enough for every buffer in flight between the workers and a writer.
+const MAX_SPARE: usize = 64;
+
 impl FactBuf {
+    /// An empty buffer (one given back by [`FactBuf::recycle`] if there is one).
     pub fn new() -> Self {
-        FactBuf {
+        let spare = SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        spare.unwrap_or_else(|| FactBuf {
             bufs: vec![Vec::new(); registry::count()],
             counts: vec![0; registry::count()],
+        })
+    }
+
+    /// Gives the buffer's memory back for reuse by [`FactBuf::new`].
+    pub fn recycle(mut self) {
+        for b in &mut self.bufs {
+            b.clear();
+        }
+        self.counts.fill(0);
+        let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+        if spare.len() < MAX_SPARE {
+            spare.push(self);
         }
     }
 
@@ -392,8 +413,8 @@ mod tests {
     #[test]
     fn numbers_format_like_decimal() {
         let mut b = itoa_buf();
-        assert_eq!(fmt_i64(0, &mut b), b"0");
-        assert_eq!(fmt_i64(-2147483648, &mut b), b"-2147483648");
-        assert_eq!(fmt_i64(2147483647, &mut b), b"2147483647");
+        assert_eq!(decimal(0, &mut b), b"0");
+        assert_eq!(decimal(-2147483648, &mut b), b"-2147483648");
+        assert_eq!(decimal(2147483647, &mut b), b"2147483647");
     }
 }

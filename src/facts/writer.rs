@@ -30,11 +30,21 @@ pub struct FactDir {
 impl FactDir {
     /// Prepares a temporary directory next to `dest` holding an empty file per relation.
     pub fn create(dest: &Path) -> Result<FactDir> {
-        Self::with_files(dest, RELATIONS.iter().map(|r| format!("{}.facts", r.name)))
+        let mut dir = Self::begin(dest)?;
+        dir.create_files()?;
+        Ok(dir)
     }
 
     /// The same with the given file names.
     fn with_files(dest: &Path, names: impl Iterator<Item = String>) -> Result<FactDir> {
+        let mut dir = Self::begin(dest)?;
+        dir.add_files(names)?;
+        Ok(dir)
+    }
+
+    /// Prepares the temporary directory next to `dest`, still empty: [`FactDir::create_files`]
+    /// may then run on another thread, beside the parsing.
+    pub fn begin(dest: &Path) -> Result<FactDir> {
         let shown = dest.display();
         if dest.exists() && !dest.is_dir() {
             bail!("{shown}: exists and is not a directory");
@@ -59,21 +69,29 @@ impl FactDir {
             live().retain(|(_, t)| *t != tmp);
             bail!("{shown}: cannot write output directory: {}", cause(&e));
         }
-        let mut dir = FactDir {
+        Ok(FactDir {
             dest: dest.to_path_buf(),
             tmp,
             files: Vec::new(),
             counts: vec![0; RELATIONS.len()],
             committed: false,
-        };
+        })
+    }
+
+    /// Creates an empty file per relation.
+    pub fn create_files(&mut self) -> Result<()> {
+        self.add_files(RELATIONS.iter().map(|r| format!("{}.facts", r.name)))
+    }
+
+    fn add_files(&mut self, names: impl Iterator<Item = String>) -> Result<()> {
         for name in names {
-            let path = dir.tmp.join(&name);
+            let path = self.tmp.join(&name);
             let file =
                 File::create(&path).map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))?;
-            dir.files
+            self.files
                 .push((name, BufWriter::with_capacity(1 << 16, file)));
         }
-        Ok(dir)
+        Ok(())
     }
 
     /// Appends a buffer's tuples.
@@ -108,7 +126,7 @@ impl FactDir {
                 let _ = fs::rename(&old, &self.dest);
                 bail!("{shown}: cannot replace: {}", cause(&e));
             }
-            let _ = fs::remove_dir_all(&old);
+            remove_output(&old);
         } else {
             fs::rename(&self.tmp, &self.dest)
                 .map_err(|e| anyhow!("{shown}: cannot create: {}", cause(&e)))?;
@@ -126,6 +144,20 @@ impl Drop for FactDir {
         }
         live().retain(|(_, t)| *t != self.tmp);
     }
+}
+
+/// Removes a replaced output, its files in parallel: unlinking a file drops its cached
+/// pages, which on a large output takes as long as a small input's extraction.
+fn remove_output(dir: &Path) {
+    use rayon::prelude::*;
+    if let Ok(entries) = fs::read_dir(dir) {
+        let files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        files.par_iter().for_each(|f| {
+            let _ = fs::remove_file(f);
+        });
+    }
+    // Whatever is left (say, a directory someone put there).
+    let _ = fs::remove_dir_all(dir);
 }
 
 /// The temporaries this process has open: (destination, temporary).
