@@ -161,7 +161,9 @@ fn every_program_documents_its_expected_outputs() {
         let pdir = dir.join(&name);
         let text = std::fs::read_to_string(pdir.join(format!("{name}.dl"))).unwrap();
         assert!(
-            text.lines().take_while(|l| l.starts_with("//")).any(|l| l.contains("Expected")),
+            text.lines()
+                .take_while(|l| l.starts_with("//"))
+                .any(|l| l.contains("Expected")),
             "{name}: the leading comment must give the reasoning behind the expected outputs"
         );
         assert!(
