@@ -30,6 +30,16 @@ demo: setup
 test: setup
     cargo test --release
 
+# Differential run of the engine test set (fixtures/engine/, see docs/engine.md) against
+# Soufflé: every program through `souffle` and through `llfacts run`, every differing row
+# reported, non-zero exit on any difference. Without `souffle` on PATH it says so and exits 0.
+# Not part of `just test`. Optionally name programs: `just test-souffle scc_reach liveness`.
+test-souffle *programs:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    if command -v souffle >/dev/null; then cargo build --release --quiet; fi
+    exec python3 fixtures/engine/differential.py --llfacts target/release/llfacts {{programs}}
+
 # Regenerate schema/ from src/relations.rs.
 schema:
     cargo run --quiet -- schema --write schema
