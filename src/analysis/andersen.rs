@@ -7,8 +7,9 @@
 //! nodes are the pointer nodes, the memory cells `(object, offset)` and a few helper nodes;
 //! edges copy points-to sets (shifting offsets for field edges); loads, stores, calls and
 //! memory copies add edges as the addresses and callees they depend on gain locations.
-//! Points-to sets are bitmaps of dense location ids, so a copy edge moves a difference in
-//! one bitmap operation.
+//! Points-to sets are sets of dense location ids (`LocSet`: bitsets once large), so a copy
+//! edge moves a difference in one pass over words. The worklist runs in waves, in the
+//! topological order of the last cycle search.
 
 use std::collections::{HashMap as StdMap, HashSet as StdSet};
 use std::hash::Hasher;
