@@ -411,26 +411,25 @@ impl Solver {
             Trigger::Store { value, whole } => Some((value, whole, false)),
             _ => None,
         };
-        if let Some((end, whole, load)) = shared {
-            let key = (n, whole, load);
-            if let Some(&d) = self.access.get(&key) {
-                let (from, to) = if load { (d, end) } else { (end, d) };
-                self.add_edge(from, Edge::Copy(to));
-                return;
+        let Some((end, whole, load)) = shared else {
+            return self.fire_all(n, t);
+        };
+        let d = match self.access.get(&(n, whole, load)) {
+            Some(&d) => d,
+            None => {
+                let d = self.new_node(None);
+                self.access.insert((n, whole, load), d);
+                let t = if load {
+                    Trigger::Load { to: d, whole }
+                } else {
+                    Trigger::Store { value: d, whole }
+                };
+                self.fire_all(n, t);
+                d
             }
-            let d = self.new_node(None);
-            self.access.insert(key, d);
-            let t = if load {
-                Trigger::Load { to: d, whole }
-            } else {
-                Trigger::Store { value: d, whole }
-            };
-            self.fire_all(n, t);
-            let (from, to) = if load { (d, end) } else { (end, d) };
-            self.add_edge(from, Edge::Copy(to));
-            return;
-        }
-        self.fire_all(n, t);
+        };
+        let (from, to) = if load { (d, end) } else { (end, d) };
+        self.add_edge(from, Edge::Copy(to));
     }
 
     fn fire_all(&mut self, n: Node, t: Trigger) {
