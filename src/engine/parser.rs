@@ -505,7 +505,11 @@ impl Parser<'_> {
         }
         for (i, (name, name_loc)) in names.into_iter().enumerate() {
             // the first name's declaration starts at `.decl`, the others at their name
-            let loc = if i == 0 { loc.clone() } else { name_loc.clone() };
+            let loc = if i == 0 {
+                loc.clone()
+            } else {
+                name_loc.clone()
+            };
             for kind in &io_tags {
                 self.out.ios.push(IoDirective {
                     kind: *kind,

@@ -152,7 +152,10 @@ fn singletons(src: &Source, out: &mut Vec<Warning>) {
     for c in &src.clauses {
         for h in &c.heads {
             let body = c.body.iter().flat_map(lit_terms).collect();
-            rules.entry(key(&c.loc)).or_default().push(Flat { head: h, body });
+            rules
+                .entry(key(&c.loc))
+                .or_default()
+                .push(Flat { head: h, body });
         }
     }
     for s in &src.subsumptions {
