@@ -501,3 +501,106 @@ fn io_headers_rfc4180_compress_and_gzipped_facts() {
     let o = llfacts(&["run", "p.dl", "-F", "facts", "-D", "out"], d);
     assert_fails(&o, &["Error loading q data", "q.facts"]);
 }
+
+/// Soufflé's warnings, in its words and format, sorted by position: a
+/// variable that occurs only once (over all heads and alternatives of a
+/// rule), a relation with no rules or facts (inputs excepted), a
+/// `btree_delete` relation without a subsumptive rule, `_x` used twice, and
+/// deprecated syntax. `_x` used once, `_`, and relations declared but never
+/// used in a body give none. As in Soufflé, the alternatives of a disjunction
+/// are counted apart: `a` occurs once in each, so it is warned about.
+const WARNED: &str = r#".decl edge(x: number, y: number)
+.input edge
+.decl empty(x: number)
+.decl reach(x: number) output
+.decl two(x: number)
+.decl pair(x: number, y: number)
+.decl dead(x: number) btree_delete
+two(1).
+dead(1).
+reach(x) :- edge(x, y).
+reach(x) :- edge(x, _z), edge(_, _w), !empty(x).
+reach(x), two(x) :- edge(x, y), edge(y, _).
+reach(x) :- edge(x, a) ; edge(a, x), edge(x, b).
+pair(x, y) :- edge(x, _k), edge(_k, y), two(_k).
+"#;
+
+const WARNINGS: &str = "\
+Warning: No rules/facts defined for relation empty in file p.dl at line 3
+.decl empty(x: number)
+------^----------------
+Warning: Deprecated output qualifier was used in file p.dl at line 4
+.decl reach(x: number) output
+-----------------------^------
+Warning: No subsumptive rule for relation dead in file p.dl at line 7
+.decl dead(x: number) btree_delete
+------^----------------------------
+Warning: Variable y only occurs once in file p.dl at line 10
+reach(x) :- edge(x, y).
+--------------------^---
+Warning: Variable a only occurs once in file p.dl at line 13
+reach(x) :- edge(x, a) ; edge(a, x), edge(x, b).
+--------------------^----------------------------
+Warning: Variable b only occurs once in file p.dl at line 13
+reach(x) :- edge(x, a) ; edge(a, x), edge(x, b).
+---------------------------------------------^---
+Warning: Variable _k marked as singleton but occurs more than once in file p.dl at line 14
+pair(x, y) :- edge(x, _k), edge(_k, y), two(_k).
+--------------------------------------------^----
+";
+
+#[test]
+fn warnings_are_soufflés_and_no_warn_silences_them() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", WARNED);
+    write(d, "facts/edge.facts", "1\t2\n2\t3\n");
+    let o = llfacts(&["run", "p.dl", "-F", "facts", "-D", "-"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), WARNINGS);
+    let quiet = llfacts(&["run", "p.dl", "-F", "facts", "-D", "-", "--no-warn"], d);
+    assert!(quiet.status.success(), "{}", stderr(&quiet));
+    assert_eq!(stderr(&quiet), "");
+    assert_eq!(quiet.stdout, o.stdout);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("reach"));
+    // Soufflé's short form
+    let w = llfacts(&["run", "-w", "p.dl", "-F", "facts", "-D", "-"], d);
+    assert_eq!(stderr(&w), "");
+}
+
+/// A warning in an included file quotes that file's line; the pragma
+/// warnings, deprecation warnings (unless `.pragma "legacy"`) go the same way.
+#[test]
+fn warnings_quote_included_files_and_pragmas() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "lib/defs.dl",
+        ".decl b(x: number)\n.decl c(x: number)\nc(x) :- b(x), b(y).\n",
+    );
+    write(
+        d,
+        "p.dl",
+        "#include \"lib/defs.dl\"\n.pragma \"jobs\" \"1\"\n.pragma \"jobs\" \"2\"\n.output c\n",
+    );
+    let o = llfacts(&["run", "p.dl", "-D", "-"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "\
+Warning: No rules/facts defined for relation b in file lib/defs.dl at line 1
+.decl b(x: number)
+------^------------
+Warning: Variable y only occurs once in file lib/defs.dl at line 3
+c(x) :- b(x), b(y).
+----------------^---
+Warning: overriding previous pragma for key `jobs` in file p.dl at line 3
+.pragma \"jobs\" \"2\"
+^------------------
+previous pragma for key `jobs` in file p.dl at line 2
+.pragma \"jobs\" \"1\"
+^------------------
+"
+    );
+}

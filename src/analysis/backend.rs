@@ -59,21 +59,29 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Evaluate a program file with the chosen backend: inputs from `fact_dir`,
-/// outputs to `out` (a directory, or stdout). Returns builtin-engine stats.
+/// outputs to `out` (a directory, or stdout). Soufflé's warnings about the
+/// program go to stderr unless `!warn` (Soufflé's `-w`). Returns
+/// builtin-engine stats.
 pub fn run_file(
     backend: &Backend,
     program: &Path,
     fact_dir: &Path,
     out: &OutTarget,
     jobs: usize,
+    warn: bool,
 ) -> Result<Option<EvalStats>> {
     match backend {
         Backend::Souffle(exe) => {
-            run_souffle(exe, program, fact_dir, out, jobs)?;
+            run_souffle(exe, program, fact_dir, out, jobs, warn)?;
             Ok(None)
         }
         Backend::Builtin => {
             let prog = Program::from_file(program)?;
+            if warn {
+                for w in prog.warnings() {
+                    eprint!("{w}");
+                }
+            }
             let mut db = Database::new(&prog);
             db.load_inputs(fact_dir)?;
             let stats = db.run(jobs)?;
@@ -97,6 +105,7 @@ fn run_souffle(
     fact_dir: &Path,
     out: &OutTarget,
     jobs: usize,
+    warn: bool,
 ) -> Result<()> {
     let out_arg = match out {
         OutTarget::Stdout => "-".to_string(),
@@ -107,7 +116,11 @@ fn run_souffle(
             d.display().to_string()
         }
     };
-    let status = Command::new(exe)
+    let mut cmd = Command::new(exe);
+    if !warn {
+        cmd.arg("-w");
+    }
+    let status = cmd
         .arg("-F")
         .arg(fact_dir)
         .arg("-D")
@@ -190,6 +203,7 @@ impl<'a> Runner<'a> {
                     &fact_dir,
                     &OutTarget::Dir(out.clone()),
                     self.jobs,
+                    false, // rule programs run by commands stay silent
                 )?;
                 wanted
                     .iter()

@@ -38,6 +38,9 @@ pub struct RunArgs {
     /// Print elapsed time, derived tuples and peak memory to stderr (builtin engine).
     #[arg(long)]
     stats: bool,
+    /// Do not print Soufflé's warnings about the program (as Soufflé's `-w`/`--no-warn`).
+    #[arg(short = 'w', long = "no-warn")]
+    no_warn: bool,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -49,7 +52,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         OutTarget::Dir(PathBuf::from(&args.output_dir))
     };
-    let stats = backend::run_file(&backend, &args.program, &args.fact_dir, &out, jobs)?;
+    let stats = backend::run_file(
+        &backend,
+        &args.program,
+        &args.fact_dir,
+        &out,
+        jobs,
+        !args.no_warn,
+    )?;
     if args.stats {
         let secs = start.elapsed().as_secs_f64();
         let derived = stats.as_ref().map_or(0, |s| s.derived);

@@ -187,6 +187,8 @@ pub struct RelDecl {
     /// `choice-domain` keys: each a list of attribute names.
     pub choice: Vec<(Vec<String>, Loc)>,
     pub loc: Loc,
+    /// Where the relation's name is written (Soufflé's location of a relation).
+    pub name_loc: Loc,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,4 +259,7 @@ pub struct Source {
     pub comps: Vec<Component>,
     pub inits: Vec<CompInit>,
     pub overrides: Vec<(String, Loc)>,
+    /// The text of every file read, by the name positions give it (for
+    /// warnings, which quote the line).
+    pub texts: std::collections::BTreeMap<String, String>,
 }

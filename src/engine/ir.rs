@@ -185,6 +185,8 @@ pub struct Checked {
     pub record_types: Vec<RecordType>,
     /// Per relation: whether an output depends on it (see `needed_relations`).
     pub needed: Vec<bool>,
+    /// Soufflé's warnings, each rendered as Soufflé prints it (see `sema::warnings`).
+    pub warnings: Vec<String>,
 }
 
 /// Free variables of an expression; aggregate-local ones excluded.

@@ -78,6 +78,14 @@ impl Program {
         })
     }
 
+    /// Soufflé's warnings about the program (a variable that occurs only
+    /// once, a relation with no rules or facts, deprecated syntax, ...), each
+    /// rendered as Soufflé prints it on stderr (several lines, ending in a
+    /// newline), in source order. Nothing prints them but the caller.
+    pub fn warnings(&self) -> &[String] {
+        &self.checked.warnings
+    }
+
     /// Declared relation names, in declaration order.
     pub fn relations(&self) -> Vec<&str> {
         self.checked.rels.iter().map(|r| r.name.as_str()).collect()

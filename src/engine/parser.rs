@@ -69,6 +69,8 @@ struct Loader<'a> {
     files: Files<'a>,
     /// Files being read, outermost first (to reject recursive includes).
     stack: Vec<PathBuf>,
+    /// The text of every file read, by its shown name.
+    texts: BTreeMap<String, String>,
 }
 
 /// Parse a program from a file, following `#include`s.
@@ -76,9 +78,10 @@ pub fn parse_file(path: &Path) -> Result<Source> {
     let mut ld = Loader {
         files: Files::Disk,
         stack: Vec::new(),
+        texts: BTreeMap::new(),
     };
     let toks = ld.file(path, None, &mut Macros::default())?;
-    parse_tokens(toks)
+    parse_tokens(toks, ld.texts)
 }
 
 /// Parse a program held in memory; `#include` paths resolve against the current directory.
@@ -86,9 +89,10 @@ pub fn parse_source(name: &str, text: &str) -> Result<Source> {
     let mut ld = Loader {
         files: Files::Disk,
         stack: Vec::new(),
+        texts: BTreeMap::new(),
     };
     let toks = ld.text(name, text, Path::new("."), &mut Macros::default())?;
-    parse_tokens(toks)
+    parse_tokens(toks, ld.texts)
 }
 
 /// Parse the program `entry` of `files`, a map from `/`-separated relative
@@ -97,14 +101,18 @@ pub fn parse_files(entry: &str, files: &BTreeMap<String, String>) -> Result<Sour
     let mut ld = Loader {
         files: Files::Memory(files),
         stack: Vec::new(),
+        texts: BTreeMap::new(),
     };
     let toks = ld.file(Path::new(entry), None, &mut Macros::default())?;
-    parse_tokens(toks)
+    parse_tokens(toks, ld.texts)
 }
 
 /// Parse preprocessed tokens (ending with `Eof`).
-fn parse_tokens(toks: Vec<Token>) -> Result<Source> {
-    let mut out = Source::default();
+fn parse_tokens(toks: Vec<Token>, texts: BTreeMap<String, String>) -> Result<Source> {
+    let mut out = Source {
+        texts,
+        ..Source::default()
+    };
     let mut p = Parser {
         toks,
         pos: 0,
@@ -179,6 +187,7 @@ impl Loader<'_> {
         macros: &mut Macros,
     ) -> Result<Vec<Token>> {
         let file: Arc<str> = Arc::from(name);
+        self.texts.insert(name.to_string(), text.to_string());
         let toks = lex(&file, text)?;
         preproc::run(toks, macros, &mut |rel, loc, m| {
             self.file(&dir.join(rel), Some(loc), m)
@@ -451,7 +460,8 @@ impl Parser<'_> {
 
     /// `.decl A, B(attrs) qualifiers`: one declaration per name.
     fn rel_decl(&mut self, loc: Loc) -> Result<()> {
-        let mut names = vec![(self.ident()?, loc)];
+        let first = self.loc();
+        let mut names = vec![(self.ident()?, first)];
         while self.eat(",") {
             let l = self.loc();
             names.push((self.ident()?, l));
@@ -493,7 +503,13 @@ impl Parser<'_> {
             }
             qualifiers.push((q, l));
         }
-        for (name, loc) in names {
+        for (i, (name, name_loc)) in names.into_iter().enumerate() {
+            // the first name's declaration starts at `.decl`, the others at their name
+            let loc = if i == 0 {
+                loc.clone()
+            } else {
+                name_loc.clone()
+            };
             for kind in &io_tags {
                 self.out.ios.push(IoDirective {
                     kind: *kind,
@@ -508,6 +524,7 @@ impl Parser<'_> {
                 qualifiers: qualifiers.clone(),
                 choice: choice.clone(),
                 loc,
+                name_loc,
             });
         }
         Ok(())

@@ -1,6 +1,6 @@
-//! Directives and qualifiers that change no tuple: `.pragma` (checked and
-//! ignored), `.limitsize` (attached to its relation), and `inline`, whose
-//! restrictions are Soufflé's (it substitutes the relation's rules into
+//! Directives and qualifiers that change no tuple: `.pragma` (ignored;
+//! `warnings` reports odd keys), `.limitsize` (attached to its relation), and
+//! `inline`, whose restrictions are Soufflé's (it substitutes the relation's rules into
 //! their uses, which some uses do not survive).
 
 use std::collections::{HashMap, HashSet};
@@ -11,51 +11,7 @@ use super::decls::Decls;
 use super::scope::{all_vars, lit_terms};
 use crate::engine::ast::{Atom, Literal, Loc, Source, Term, err_at};
 
-/// Soufflé's options, which `.pragma` may set; they select tuning or output
-/// and change no tuple, so the engine ignores them.
-const PRAGMA_KEYS: [&str; 24] = [
-    "auto-schedule",
-    "compile",
-    "debug-report",
-    "disable-transformers",
-    "dl-program",
-    "fact-dir",
-    "generate",
-    "include-dir",
-    "index-stats",
-    "inline-exclude",
-    "jobs",
-    "legacy",
-    "libraries",
-    "library-dir",
-    "macro",
-    "magic-transform",
-    "magic-transform-exclude",
-    "no-preprocessor",
-    "no-warn",
-    "output-dir",
-    "profile",
-    "provenance",
-    "show",
-    "verbose",
-];
-
 pub fn check(src: &Source, decls: &mut Decls) -> Result<()> {
-    // as in Soufflé, `.pragma "legacy"` silences the deprecation warnings
-    if !src.pragmas.iter().any(|(k, _, _)| k == "legacy") {
-        for (loc, msg) in &src.deprecated {
-            eprintln!("warning: {loc}: {msg}");
-        }
-    }
-    let mut seen: HashMap<&str, &Loc> = HashMap::new();
-    for (k, _, loc) in &src.pragmas {
-        if !PRAGMA_KEYS.contains(&k.as_str()) {
-            eprintln!("warning: {loc}: unknown pragma key `{k}` (ignored)");
-        }
-        if let Some(prev) = seen.insert(k, loc) {
-            eprintln!("warning: {loc}: overriding previous pragma for key `{k}` (at {prev})");
-        }
-    }
     for (rel, n, loc) in &src.limits {
         let r = *decls
             .rel_index

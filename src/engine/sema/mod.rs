@@ -10,7 +10,9 @@
 //!    subsumptive rules the same way;
 //! 4. `stratify`: strata in evaluation order, and the relations outputs need;
 //!    `autoinc`: where `autoinc()` may not be used;
-//! 5. `ground`: every variable is bound (safety).
+//! 5. `ground`: every variable is bound (safety);
+//! 6. `warnings`: Soufflé's warnings (computed after `hints`, kept in
+//!    `Checked::warnings` for the caller to print).
 
 mod autoinc;
 mod components;
@@ -24,6 +26,7 @@ mod scope;
 mod stratify;
 mod subsume;
 mod types;
+mod warnings;
 
 use anyhow::Result;
 
@@ -36,6 +39,7 @@ pub fn check(src: &Source) -> Result<Checked> {
     let types = types::Types::build(src)?;
     let mut decls = decls::declare(src, &types)?;
     hints::check(src, &mut decls)?;
+    let warnings = warnings::collect(src, &decls);
     let mut symbols = Symbols::default();
     let mut rules = Vec::new();
     let mut edges: Vec<stratify::Edge> = Vec::new();
@@ -75,6 +79,7 @@ pub fn check(src: &Source) -> Result<Checked> {
         symbols,
         record_types: types.records.clone(),
         needed,
+        warnings,
     };
     ground::check(&checked)?;
     Ok(checked)
