@@ -711,12 +711,15 @@ fn byte_pattern(pat: &str) -> String {
     out
 }
 
-/// Evaluate every stratum of `prog` over `rels`, with `jobs` threads.
+/// Evaluate every stratum of `prog` over `rels`, with `jobs` threads. A
+/// relation's indexes are freed after the last stratum that reads it, and so
+/// are its rows unless `keep` says otherwise.
 pub fn evaluate(
     prog: &Checked,
     rels: &mut [Relation],
     syms: &RwLock<Symbols>,
     jobs: usize,
+    keep: &[bool],
 ) -> Result<EvalStats> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
@@ -734,6 +737,9 @@ pub fn evaluate(
             .iter()
             .map(|ix| rels[ix.rel].ensure_index(&ix.cols))
             .collect();
+        for r in &plan.row_sets {
+            rels[*r].ensure_dedup();
+        }
         let (base, rec) = (&plan.base, &plan.rec);
         let stratum = &prog.strata[s];
         macro_rules! runtime {
@@ -766,14 +772,13 @@ pub fn evaluate(
         insert_all(prog, rels, outs, &mut stats);
         let mut base_new = vec![0; stratum.rels.len()];
         prune!(&plan.subsume, base_new);
-        if rec.is_empty() {
-            continue;
+        if !rec.is_empty() {
+            for r in &stratum.rels {
+                delta_start[*r] = 0;
+                rels[*r].mark_delta(true);
+            }
         }
-        for r in &stratum.rels {
-            delta_start[*r] = 0;
-            rels[*r].mark_delta(true);
-        }
-        loop {
+        while !rec.is_empty() {
             stats.iterations += 1;
             let mut before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
             let outs = run_round(rec, &runtime!(), &pool)?;
@@ -797,10 +802,22 @@ pub fn evaluate(
                 break;
             }
         }
-        // After the stratum, its relations are complete: everything is "old".
+        // After the stratum, its relations are complete: everything is "old",
+        // and no rule adds to them, so their row sets go (`row_sets` brings
+        // one back where a later step needs it).
         for r in &stratum.rels {
             delta_start[*r] = rels[*r].len() as u32;
             rels[*r].mark_delta(false);
+            rels[*r].drop_row_set();
+        }
+        for (r, rel) in rels.iter_mut().enumerate() {
+            if prog.last_use[r] == s {
+                if keep[r] {
+                    rel.drop_lookups();
+                } else {
+                    rel.clear();
+                }
+            }
         }
     }
     Ok(stats)

@@ -185,6 +185,8 @@ pub struct Checked {
     pub record_types: Vec<RecordType>,
     /// Per relation: whether an output depends on it (see `needed_relations`).
     pub needed: Vec<bool>,
+    /// Per relation: the last stratum that reads or derives it.
+    pub last_use: Vec<usize>,
 }
 
 /// Free variables of an expression; aggregate-local ones excluded.
