@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::Arc;
 
 use super::eqrel::EqRel;
@@ -159,15 +159,24 @@ impl Hasher for StrHasher {
     }
 }
 
-/// The symbol table: strings interned to dense `u32` ids; and the record
-/// table: field tuples interned the same way (ids from 1; 0 is `nil`). One
-/// table holds both so that evaluation interns either under the same lock.
+/// The symbol table: strings interned to dense `u32` ids, their text back to
+/// back in one string (no allocation per symbol); and the record table:
+/// field tuples interned the same way (ids from 1; 0 is `nil`). One table
+/// holds both so that evaluation interns either under the same lock.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
-    ids: HashMap<Arc<str>, u32, BuildHasherDefault<StrHasher>>,
-    strs: Vec<Arc<str>>,
+    text: String,
+    /// Symbol `i` is `text[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<u32>,
+    ids: TagTable,
     rec_ids: HashMap<Arc<[u32]>, u32>,
     recs: Vec<Arc<[u32]>>,
+}
+
+fn str_hash(s: &str) -> u64 {
+    let mut h = StrHasher::default();
+    h.write(s.as_bytes());
+    h.finish()
 }
 
 impl Symbols {
@@ -190,24 +199,32 @@ impl Symbols {
         id.checked_sub(1).map(|i| &*self.recs[i as usize])
     }
     pub fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
+        if !self.ids.has_room() {
+            self.ids.reset((self.ends.len() + 1) * 2);
+            for i in 0..self.ends.len() as u32 {
+                self.ids.insert_new(str_hash(self.resolve(i)), i);
+            }
         }
-        let id = self.strs.len() as u32;
-        let a: Arc<str> = Arc::from(s);
-        self.strs.push(a.clone());
-        self.ids.insert(a, id);
-        id
+        let h = str_hash(s);
+        match self.ids.probe(h, |id| self.resolve(id) == s) {
+            Ok(i) => self.ids.rows[i],
+            Err(slot) => {
+                let id = self.ends.len() as u32;
+                self.text.push_str(s);
+                let end = u32::try_from(self.text.len()).expect("symbol text over 4 GiB");
+                self.ends.push(end);
+                self.ids.fill(slot, h, id);
+                id
+            }
+        }
     }
     pub fn get(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
+        self.ids.find(str_hash(s), |id| self.resolve(id) == s)
     }
     pub fn resolve(&self, id: u32) -> &str {
-        &self.strs[id as usize]
-    }
-    /// Shared handle to a symbol's text (no copy).
-    pub fn resolve_arc(&self, id: u32) -> Arc<str> {
-        self.strs[id as usize].clone()
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
     }
 }
 
