@@ -749,6 +749,11 @@ pub fn evaluate(
         for r in &plan.row_sets {
             rels[*r].ensure_dedup();
         }
+        if !prog.strata[s].rules.is_empty() || !plan.subsume.is_empty() {
+            for r in &prog.strata[s].rels {
+                rels[*r].ensure_dedup();
+            }
+        }
         let (base, rec) = (&plan.base, &plan.rec);
         let stratum = &prog.strata[s];
         macro_rules! runtime {

@@ -247,6 +247,8 @@ impl<'p> Database<'p> {
                 let recs = &self.program.checked.record_types;
                 io::read_input(info, ioo, fact_dir, &mut self.rels[r], &mut self.syms, recs)?;
             }
+            // built again if a rule adds to the relation or looks rows up
+            self.rels[r].drop_row_set();
         }
         Ok(())
     }
