@@ -4,7 +4,7 @@
 //! `data[i*arity..]`); rows are only ever appended, so "the rows before
 //! iteration k" is a prefix, which is how semi-naive evaluation tells old
 //! tuples from the delta. Duplicates are rejected through a hash set of row
-//! ids. Each secondary index (a set of key columns) maps each key to the
+//! ids (`RowSet`). Each secondary index (a set of key columns) maps each key to the
 //! newest row with that key, and chains older ones through `next`.
 
 use std::borrow::Cow;
@@ -16,14 +16,13 @@ use super::eqrel::EqRel;
 
 pub const NONE: u32 = u32::MAX;
 
-/// Open-addressing table of row ids keyed by 64-bit hashes, used two ways: as
-/// the row set of a relation (one slot per row) and as the chain heads of an
-/// index (one slot per key, holding its newest row; the index chains older
-/// rows, newest to oldest). A slot is a one-byte tag (from the hash's low
-/// bits, 0 when empty) and a row id, in two arrays: 5 bytes against a general
-/// hash map's 16 or more, which matters with millions of rows. Probing reads
-/// the tags; the caller's `eq` compares rows only where a tag agrees, so each
-/// slot holds exactly one key.
+/// Open-addressing table of the chain heads of an index: one slot per key,
+/// holding its newest row (the index chains older rows, newest to oldest).
+/// A slot is a one-byte tag (from the hash's low bits, 0 when empty) and a
+/// row id, in two arrays: 5 bytes against a general hash map's 16 or more.
+/// Probing reads the tags; the caller's `eq` compares keys only where a tag
+/// agrees, so each slot holds exactly one key. (Row ids here may exceed the
+/// table's size, unlike in a `RowSet`.)
 #[derive(Clone, Debug, Default)]
 struct TagTable {
     tags: Vec<u8>,
@@ -107,6 +106,90 @@ impl TagTable {
     }
 }
 
+/// Open-addressing set of row ids keyed by 64-bit hashes: the row set of a
+/// relation, or the ids of the symbol table. It never holds more ids than
+/// 7/8 of its `2^bits` slots, so an id fits in the low `bits` bits of a
+/// 4-byte slot (`id + 1`; 0 is empty) and the high bits take a tag from the
+/// hash: probing compares rows only where the tag agrees.
+#[derive(Clone, Debug, Default)]
+struct RowSet {
+    slots: Vec<u32>,
+    len: usize,
+    bits: u32,
+}
+
+impl RowSet {
+    /// Mask of a slot's id bits.
+    #[inline]
+    fn mask(&self) -> u32 {
+        ((1u64 << self.bits) - 1) as u32
+    }
+
+    /// The row `eq` accepts among those hashed to `h` (`Ok`), or the empty
+    /// slot where it belongs (`Err`).
+    #[inline]
+    fn probe(&self, h: u64, eq: impl Fn(u32) -> bool) -> Result<u32, usize> {
+        let mask = self.mask();
+        let tag = h as u32 & !mask;
+        let mut i = (h >> 1 >> (63 - self.bits)) as usize;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                return Err(i);
+            }
+            if s & !mask == tag && eq((s & mask) - 1) {
+                return Ok((s & mask) - 1);
+            }
+            i = (i + 1) & (self.slots.len() - 1);
+        }
+    }
+
+    #[inline]
+    fn find(&self, h: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        self.probe(h, eq).ok()
+    }
+
+    /// Fill empty slot `i` (from `probe`) with `row`.
+    #[inline]
+    fn fill(&mut self, i: usize, h: u64, row: u32) {
+        let mask = self.mask();
+        self.slots[i] = (h as u32 & !mask) | (row + 1);
+        self.len += 1;
+    }
+
+    /// Whether `n` entries fit below 7/8 load.
+    #[inline]
+    fn fits(&self, n: usize) -> bool {
+        n * 8 <= self.slots.len() * 7
+    }
+
+    /// Empty the set, sized for `n` entries (the old slots are freed first,
+    /// so that growing never holds two tables at once).
+    fn reset(&mut self, n: usize) {
+        let mut bits = 3;
+        while (1usize << bits) * 7 < n * 8 {
+            bits += 1;
+        }
+        self.slots = Vec::new();
+        self.slots = vec![0; 1 << bits];
+        self.bits = bits;
+        self.len = 0;
+    }
+
+    /// Add a row known to be absent.
+    #[inline]
+    fn insert_new(&mut self, h: u64, row: u32) {
+        let i = match self.probe(h, |_| false) {
+            Ok(_) => unreachable!(),
+            Err(i) => i,
+        };
+        self.fill(i, h, row);
+    }
+}
+
 /// Hash a sequence of u32 values (multiply-rotate, then a 64-bit finalizer).
 #[inline]
 pub fn hash_vals(vals: impl IntoIterator<Item = u32>) -> u64 {
@@ -168,7 +251,7 @@ pub struct Symbols {
     text: String,
     /// Symbol `i` is `text[ends[i - 1]..ends[i]]` (from 0 for the first).
     ends: Vec<u32>,
-    ids: TagTable,
+    ids: RowSet,
     rec_ids: HashMap<Arc<[u32]>, u32>,
     recs: Vec<Arc<[u32]>>,
 }
@@ -199,7 +282,7 @@ impl Symbols {
         id.checked_sub(1).map(|i| &*self.recs[i as usize])
     }
     pub fn intern(&mut self, s: &str) -> u32 {
-        if !self.ids.has_room() {
+        if !self.ids.fits(self.ends.len() + 1) {
             self.ids.reset((self.ends.len() + 1) * 2);
             for i in 0..self.ends.len() as u32 {
                 self.ids.insert_new(str_hash(self.resolve(i)), i);
@@ -207,7 +290,7 @@ impl Symbols {
         }
         let h = str_hash(s);
         match self.ids.probe(h, |id| self.resolve(id) == s) {
-            Ok(i) => self.ids.rows[i],
+            Ok(id) => id,
             Err(slot) => {
                 let id = self.ends.len() as u32;
                 self.text.push_str(s);
@@ -291,7 +374,7 @@ pub struct Relation {
     len: usize,
     /// The row set (duplicate check); dropped once the relation is complete
     /// and built again only if a later rule looks rows up by value.
-    dedup: TagTable,
+    dedup: RowSet,
     pub indexes: Vec<Index>,
     /// An `eqrel` relation keeps its pairs here instead (never in `data`).
     eq: Option<Box<EqRel>>,
@@ -303,7 +386,7 @@ impl Relation {
             arity,
             data: Vec::new(),
             len: 0,
-            dedup: TagTable::default(),
+            dedup: RowSet::default(),
             indexes: Vec::new(),
             eq: None,
         }
@@ -376,13 +459,13 @@ impl Relation {
 
     /// Free the row set (no rule adds to the relation any more).
     pub fn drop_row_set(&mut self) {
-        self.dedup = TagTable::default();
+        self.dedup = RowSet::default();
     }
 
     /// Free the indexes and the row set (no rule reads the relation any more).
     pub fn drop_lookups(&mut self) {
         self.indexes = Vec::new();
-        self.dedup = TagTable::default();
+        self.dedup = RowSet::default();
     }
 
     /// Free everything (no rule or output reads the relation any more).
@@ -420,7 +503,7 @@ impl Relation {
     /// Make room for `n` more rows (fact loading knows its line count).
     pub fn reserve(&mut self, n: usize) {
         self.data.reserve(n * self.arity);
-        if (self.len + n) * 8 > self.dedup.tags.len() * 7 {
+        if !self.dedup.fits(self.len + n) {
             self.rebuild_dedup(self.len + n);
         }
     }
@@ -444,7 +527,7 @@ impl Relation {
     /// Insert a row into `data` (not for an `eqrel` relation); false if present.
     #[inline]
     pub fn insert_row(&mut self, row: &[u32]) -> bool {
-        if !self.dedup.has_room() {
+        if !self.dedup.fits(self.len + 1) {
             self.rebuild_dedup((self.len + 1) * 2);
         }
         let h = hash_vals(row.iter().copied());
