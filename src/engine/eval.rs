@@ -747,11 +747,11 @@ pub fn evaluate(
             .map(|ix| rels[ix.rel].ensure_index(&ix.cols))
             .collect();
         for r in &plan.row_sets {
-            rels[*r].ensure_dedup();
+            rels[*r].ensure_row_set();
         }
         if !prog.strata[s].rules.is_empty() || !plan.subsume.is_empty() {
             for r in &prog.strata[s].rels {
-                rels[*r].ensure_dedup();
+                rels[*r].ensure_row_set();
             }
         }
         let (base, rec) = (&plan.base, &plan.rec);

@@ -374,7 +374,7 @@ pub struct Relation {
     len: usize,
     /// The row set (duplicate check); dropped once the relation is complete
     /// and built again only if a later rule looks rows up by value.
-    dedup: RowSet,
+    row_set: RowSet,
     pub indexes: Vec<Index>,
     /// An `eqrel` relation keeps its pairs here instead (never in `data`).
     eq: Option<Box<EqRel>>,
@@ -386,7 +386,7 @@ impl Relation {
             arity,
             data: Vec::new(),
             len: 0,
-            dedup: RowSet::default(),
+            row_set: RowSet::default(),
             indexes: Vec::new(),
             eq: None,
         }
@@ -459,13 +459,13 @@ impl Relation {
 
     /// Free the row set (no rule adds to the relation any more).
     pub fn drop_row_set(&mut self) {
-        self.dedup = RowSet::default();
+        self.row_set = RowSet::default();
     }
 
     /// Free the indexes and the row set (no rule reads the relation any more).
     pub fn drop_lookups(&mut self) {
         self.indexes = Vec::new();
-        self.dedup = RowSet::default();
+        self.row_set = RowSet::default();
     }
 
     /// Free everything (no rule or output reads the relation any more).
@@ -478,33 +478,33 @@ impl Relation {
 
     /// Build the row set again, for `n` rows in all, after `drop_lookups`
     /// or when it is too small.
-    fn rebuild_dedup(&mut self, n: usize) {
-        self.dedup.reset(n);
+    fn rebuild_row_set(&mut self, n: usize) {
+        self.row_set.reset(n);
         let a = self.arity;
         for r in 0..self.len {
             let h = hash_vals(self.data[r * a..r * a + a].iter().copied());
-            self.dedup.insert_new(h, r as u32);
+            self.row_set.insert_new(h, r as u32);
         }
     }
 
     /// Make sure `find` works (the row set may have been dropped).
-    pub fn ensure_dedup(&mut self) {
-        if self.eq.is_none() && self.dedup.len < self.len {
-            self.rebuild_dedup(self.len);
+    pub fn ensure_row_set(&mut self) {
+        if self.eq.is_none() && self.row_set.len < self.len {
+            self.rebuild_row_set(self.len);
         }
     }
 
     /// Position of `row` if present.
     pub fn find(&self, row: &[u32]) -> Option<u32> {
-        self.dedup
+        self.row_set
             .find(hash_vals(row.iter().copied()), |id| self.row(id) == row)
     }
 
     /// Make room for `n` more rows (fact loading knows its line count).
     pub fn reserve(&mut self, n: usize) {
         self.data.reserve(n * self.arity);
-        if !self.dedup.fits(self.len + n) {
-            self.rebuild_dedup(self.len + n);
+        if !self.row_set.fits(self.len + n) {
+            self.rebuild_row_set(self.len + n);
         }
     }
 
@@ -527,21 +527,21 @@ impl Relation {
     /// Insert a row into `data` (not for an `eqrel` relation); false if present.
     #[inline]
     pub fn insert_row(&mut self, row: &[u32]) -> bool {
-        if !self.dedup.fits(self.len + 1) {
-            self.rebuild_dedup((self.len + 1) * 2);
+        if !self.row_set.fits(self.len + 1) {
+            self.rebuild_row_set((self.len + 1) * 2);
         }
         let h = hash_vals(row.iter().copied());
         let a = self.arity;
         let data = &self.data;
         let slot = match self
-            .dedup
+            .row_set
             .probe(h, |id| &data[id as usize * a..id as usize * a + a] == row)
         {
             Ok(_) => return false,
             Err(i) => i,
         };
         let id = self.len as u32;
-        self.dedup.fill(slot, h, id);
+        self.row_set.fill(slot, h, id);
         for ix in &mut self.indexes {
             ix.push(&self.data, a, id, row);
         }
