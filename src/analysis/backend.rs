@@ -83,6 +83,7 @@ pub fn run_file(
                 }
             }
             let mut db = Database::new(&prog);
+            db.keep_outputs_only();
             db.load_inputs(fact_dir)?;
             let stats = db.run(jobs)?;
             if let OutTarget::Dir(d) = out {
@@ -184,6 +185,7 @@ impl<'a> Runner<'a> {
         match self.backend.clone() {
             Backend::Builtin => {
                 let mut db = Database::new(program);
+                db.keep_outputs_only();
                 self.load(&mut db, program)?;
                 db.run(self.jobs)?;
                 wanted

@@ -16,8 +16,8 @@
 //! plan lists, in storage, and runs it.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::RwLock;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{RwLock, RwLockReadGuard};
 
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
@@ -98,8 +98,9 @@ impl Runtime<'_> {
         }
     }
 
-    fn sym(&self, id: u32) -> std::sync::Arc<str> {
-        self.syms.read().unwrap().resolve_arc(id)
+    /// The symbol table, read-locked: whoever holds it must not intern.
+    fn table(&self) -> RwLockReadGuard<'_, Symbols> {
+        self.syms.read().unwrap()
     }
 
     fn intern(&self, s: &str) -> u32 {
@@ -233,7 +234,8 @@ impl Runtime<'_> {
                     } else if matches!(op, CmpOp::Eq | CmpOp::Ne) {
                         std::cmp::Ordering::Less
                     } else {
-                        self.sym(a).cmp(&self.sym(b))
+                        let t = self.table();
+                        t.resolve(a).cmp(t.resolve(b))
                     }
                 } else {
                     functors::cmp_num(*base, a, b)
@@ -247,7 +249,11 @@ impl Runtime<'_> {
                 let (Some(a), Some(b)) = (self.eval(sub, env)?, self.eval(s, env)?) else {
                     return Ok(());
                 };
-                if self.sym(b).contains(&*self.sym(a)) != *neg {
+                let found = {
+                    let t = self.table();
+                    t.resolve(b).contains(t.resolve(a))
+                };
+                if found != *neg {
                     self.exec(steps, i + 1, env, None, sink)?;
                 }
                 Ok(())
@@ -256,8 +262,10 @@ impl Runtime<'_> {
                 let (Some(a), Some(b)) = (self.eval(re, env)?, self.eval(s, env)?) else {
                     return Ok(());
                 };
-                let (pat, text) = (self.sym(a), self.sym(b));
-                let hit = self.regex_match(&pat, &text, *neg);
+                let hit = {
+                    let t = self.table();
+                    self.regex_match(t.resolve(a), t.resolve(b), *neg)
+                };
                 if hit != *neg {
                     self.exec(steps, i + 1, env, None, sink)?;
                 }
@@ -401,24 +409,24 @@ impl Runtime<'_> {
                 let mut s = String::new();
                 for x in xs {
                     let v = ev!(x);
-                    s.push_str(&self.sym(v));
+                    s.push_str(self.table().resolve(v));
                 }
                 self.intern(&s)
             }
             Expr::Strlen(a) => {
                 let v = ev!(a);
-                self.sym(v).len() as i32 as u32
+                self.table().resolve(v).len() as i32 as u32
             }
             Expr::Substr(a, b, c) => {
                 let (s, st, len) = (ev!(a), ev!(b), ev!(c));
-                let out = functors::substr(&self.sym(s), st as i32, len as i32);
+                let out = functors::substr(self.table().resolve(s), st as i32, len as i32);
                 self.intern(&out)
             }
             Expr::Conv(from, to, a) => {
                 let v = ev!(a);
                 match (from, to) {
                     (Base::Sym, Base::Sym) => v,
-                    (Base::Sym, to) => functors::from_string(*to, &self.sym(v))?,
+                    (Base::Sym, to) => functors::from_string(*to, self.table().resolve(v))?,
                     (from, Base::Sym) => {
                         let s = functors::to_string(*from, v);
                         self.intern(&s)
@@ -435,7 +443,8 @@ impl Runtime<'_> {
                         None => v,
                         Some(b) => {
                             let o = if *base == Base::Sym {
-                                self.sym(v).cmp(&self.sym(b))
+                                let t = self.table();
+                                t.resolve(v).cmp(t.resolve(b))
                             } else {
                                 functors::cmp_num(*base, v, b)
                             };
@@ -711,12 +720,15 @@ fn byte_pattern(pat: &str) -> String {
     out
 }
 
-/// Evaluate every stratum of `prog` over `rels`, with `jobs` threads.
+/// Evaluate every stratum of `prog` over `rels`, with `jobs` threads. A
+/// relation's indexes are freed after the last stratum that reads it, and so
+/// are its rows unless `keep` says otherwise.
 pub fn evaluate(
     prog: &Checked,
     rels: &mut [Relation],
     syms: &RwLock<Symbols>,
     jobs: usize,
+    keep: &[bool],
 ) -> Result<EvalStats> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
@@ -734,6 +746,14 @@ pub fn evaluate(
             .iter()
             .map(|ix| rels[ix.rel].ensure_index(&ix.cols))
             .collect();
+        for r in &plan.row_sets {
+            rels[*r].ensure_row_set();
+        }
+        if !prog.strata[s].rules.is_empty() || !plan.subsume.is_empty() {
+            for r in &prog.strata[s].rels {
+                rels[*r].ensure_row_set();
+            }
+        }
         let (base, rec) = (&plan.base, &plan.rec);
         let stratum = &prog.strata[s];
         macro_rules! runtime {
@@ -766,14 +786,13 @@ pub fn evaluate(
         insert_all(prog, rels, outs, &mut stats);
         let mut base_new = vec![0; stratum.rels.len()];
         prune!(&plan.subsume, base_new);
-        if rec.is_empty() {
-            continue;
+        if !rec.is_empty() {
+            for r in &stratum.rels {
+                delta_start[*r] = 0;
+                rels[*r].mark_delta(true);
+            }
         }
-        for r in &stratum.rels {
-            delta_start[*r] = 0;
-            rels[*r].mark_delta(true);
-        }
-        loop {
+        while !rec.is_empty() {
             stats.iterations += 1;
             let mut before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
             let outs = run_round(rec, &runtime!(), &pool)?;
@@ -797,10 +816,22 @@ pub fn evaluate(
                 break;
             }
         }
-        // After the stratum, its relations are complete: everything is "old".
+        // After the stratum, its relations are complete: everything is "old",
+        // and no rule adds to them, so their row sets go (`row_sets` brings
+        // one back where a later step needs it).
         for r in &stratum.rels {
             delta_start[*r] = rels[*r].len() as u32;
             rels[*r].mark_delta(false);
+            rels[*r].drop_row_set();
+        }
+        for (r, rel) in rels.iter_mut().enumerate() {
+            if prog.last_use[r] == s {
+                if keep[r] {
+                    rel.drop_lookups();
+                } else {
+                    rel.clear();
+                }
+            }
         }
     }
     Ok(stats)

@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
@@ -257,15 +257,20 @@ pub fn read_input(
 ) -> Result<()> {
     let path = input_path(rel, io, fact_dir);
     let load_err = |what: String| anyhow!("Error loading {} data: {what}", rel.name);
-    let mut bytes = std::fs::read(&path)
-        .map_err(|_| load_err(format!("Cannot open fact file {}", path.display())))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut plain = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut plain)
-            .map_err(|e| load_err(format!("{}: cannot decompress: {e}", path.display())))?;
-        bytes = plain;
-    }
+    let open_err = |_| load_err(format!("Cannot open fact file {}", path.display()));
+    // read a line at a time: a whole file in memory would add to the peak
+    let mut file = BufReader::with_capacity(1 << 16, std::fs::File::open(&path).map_err(open_err)?);
+    let gzip = file
+        .fill_buf()
+        .map_err(open_err)?
+        .starts_with(&[0x1f, 0x8b]);
+    let (mut reader, read_err): (Box<dyn BufRead>, &str) = if gzip {
+        let plain = flate2::bufread::MultiGzDecoder::new(file);
+        (Box::new(BufReader::new(plain)), "cannot decompress")
+    } else {
+        (Box::new(file), "cannot read")
+    };
+    let read_err = |e: std::io::Error| load_err(format!("{}: {read_err}: {e}", path.display()));
     let mut rows = RowReader {
         rel,
         path: &path,
@@ -281,7 +286,7 @@ pub fn read_input(
             .delimiter(delim.as_bytes()[0])
             .has_headers(headers)
             .flexible(true)
-            .from_reader(&bytes[..]);
+            .from_reader(reader);
         let mut rec = csv::ByteRecord::new();
         loop {
             let line = rd.position().line() as usize;
@@ -298,19 +303,42 @@ pub fn read_input(
             }
         }
     }
-    let text = String::from_utf8_lossy(&bytes);
-    rows.store
-        .reserve(text.bytes().filter(|b| *b == b'\n').count() + 1);
-    let mut fields: Vec<&str> = Vec::with_capacity(rel.types.len());
-    for (n, line) in text.split_terminator('\n').enumerate() {
+    if !gzip {
+        rows.store
+            .reserve(count_lines(&path).map_err(read_err)? + 1);
+    }
+    let mut buf = Vec::new();
+    for n in 0.. {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(read_err)? == 0 {
+            break;
+        }
         if headers && n == 0 {
             continue;
         }
+        let text = String::from_utf8_lossy(&buf);
+        let line = text.strip_suffix('\n').unwrap_or(&text);
         let line = line.strip_suffix('\r').unwrap_or(line);
+        let mut fields = Vec::with_capacity(rel.types.len());
         split_fields(line, &delim, &mut fields);
         rows.add(n + 1, &fields)?;
     }
     Ok(())
+}
+
+/// Lines in a file (fact loading sizes the relation once).
+fn count_lines(path: &Path) -> std::io::Result<usize> {
+    let mut r = BufReader::with_capacity(1 << 16, std::fs::File::open(path)?);
+    let mut n = 0;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(n);
+        }
+        n += buf.iter().filter(|b| **b == b'\n').count();
+        let len = buf.len();
+        r.consume(len);
+    }
 }
 
 /// Turns the fields of fact-file lines into rows of one relation.

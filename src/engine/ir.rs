@@ -187,6 +187,8 @@ pub struct Checked {
     pub needed: Vec<bool>,
     /// Soufflé's warnings, each rendered as Soufflé prints it (see `sema::warnings`).
     pub warnings: Vec<String>,
+    /// Per relation: the last stratum that reads or derives it.
+    pub last_use: Vec<usize>,
 }
 
 /// Free variables of an expression; aggregate-local ones excluded.

@@ -154,6 +154,8 @@ pub struct Database<'p> {
     rels: Vec<Relation>,
     syms: Symbols,
     stats: Option<EvalStats>,
+    /// Relations that stay readable after `run` (others are freed early).
+    keep: Vec<bool>,
 }
 
 impl<'p> Database<'p> {
@@ -175,6 +177,15 @@ impl<'p> Database<'p> {
             rels,
             syms: program.checked.symbols.clone(),
             stats: None,
+            keep: vec![true; program.checked.rels.len()],
+        }
+    }
+
+    /// After `run`, only output and `.printsize` relations will be read: the
+    /// others are freed as soon as no later rule reads them (less peak memory).
+    pub fn keep_outputs_only(&mut self) {
+        for (k, r) in self.keep.iter_mut().zip(&self.program.checked.rels) {
+            *k = !r.outputs.is_empty() || r.printsize;
         }
     }
 
@@ -244,6 +255,8 @@ impl<'p> Database<'p> {
                 let recs = &self.program.checked.record_types;
                 io::read_input(info, ioo, fact_dir, &mut self.rels[r], &mut self.syms, recs)?;
             }
+            // built again if a rule adds to the relation or looks rows up
+            self.rels[r].drop_row_set();
         }
         Ok(())
     }
@@ -254,7 +267,13 @@ impl<'p> Database<'p> {
             bail!("run() was already called");
         }
         let syms = RwLock::new(std::mem::take(&mut self.syms));
-        let res = eval::evaluate(&self.program.checked, &mut self.rels, &syms, jobs);
+        let res = eval::evaluate(
+            &self.program.checked,
+            &mut self.rels,
+            &syms,
+            jobs,
+            &self.keep,
+        );
         self.syms = syms.into_inner().unwrap();
         let stats = res?;
         self.stats = Some(stats.clone());

@@ -153,6 +153,8 @@ pub struct StratumPlan {
     /// are read (one version with each of the two atoms on the delta).
     pub subsume_rec: Vec<Plan>,
     pub indexes: Vec<IndexSpec>,
+    /// Relations whose rows the steps look up by value (`Member`, `Neg` without index).
+    pub row_sets: Vec<usize>,
 }
 
 /// Atom choice: (is the delta atom, has a bound column, number of bound columns, smaller relation).
@@ -163,6 +165,7 @@ struct Planner<'a> {
     sizes: &'a [usize],
     rule: &'a Rule,
     indexes: &'a mut Vec<IndexSpec>,
+    row_sets: &'a mut Vec<usize>,
     /// Whether each matching row counts (the body of a single-atom aggregate,
     /// which ranges over tuples): then an atom is never a mere test.
     per_row: bool,
@@ -276,6 +279,7 @@ impl Planner<'_> {
         } = self.row_args(args, bound)?;
         let (key_cols, key): (Vec<usize>, Vec<PlanExpr>) = known.into_iter().unzip();
         if key_cols.len() == args.len() {
+            self.row_sets.push(rel);
             return Ok(Step::Member {
                 rel,
                 version,
@@ -375,6 +379,9 @@ impl Planner<'_> {
             // keys allow, it runs once per binding instead of once per row.
             Lit::Atom { rel, args, .. } if !self.per_row && binds_nothing(args, bound) => {
                 let (index, key) = self.test_key(*rel, args, bound)?;
+                if index.is_none() && !key.is_empty() {
+                    self.row_sets.push(*rel);
+                }
                 Some(match index {
                     None if !key.is_empty() => Step::Member {
                         rel: *rel,
@@ -395,6 +402,9 @@ impl Planner<'_> {
                     return Ok(None);
                 }
                 let (index, key) = self.test_key(*rel, args, bound)?;
+                if index.is_none() {
+                    self.row_sets.push(*rel);
+                }
                 Some(Step::Neg {
                     rel: *rel,
                     index,
@@ -670,6 +680,7 @@ fn single_use_as_anon(rule: &Rule) -> Vec<Lit> {
 fn plan_rule(
     sizes: &[usize],
     indexes: &mut Vec<IndexSpec>,
+    row_sets: &mut Vec<usize>,
     rule: &Rule,
     versions: &[Version],
 ) -> Result<Plan> {
@@ -677,6 +688,7 @@ fn plan_rule(
         sizes,
         rule,
         indexes,
+        row_sets,
         per_row: false,
     };
     let mut bound = vec![false; rule.var_names.len()];
@@ -720,7 +732,7 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
             .collect();
         if rec_pos.is_empty() {
             let versions = vec![Version::Full; rule.body.len()];
-            let plan = plan_rule(sizes, &mut out.indexes, rule, &versions)?;
+            let plan = plan_rule(sizes, &mut out.indexes, &mut out.row_sets, rule, &versions)?;
             out.base.push(plan);
         } else {
             for (k, &pos) in rec_pos.iter().enumerate() {
@@ -729,7 +741,7 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
                     versions[other] = if j < k { Version::Old } else { Version::Full };
                 }
                 versions[pos] = Version::Delta;
-                let plan = plan_rule(sizes, &mut out.indexes, rule, &versions)?;
+                let plan = plan_rule(sizes, &mut out.indexes, &mut out.row_sets, rule, &versions)?;
                 out.rec.push(plan);
             }
         }
@@ -739,8 +751,13 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
             continue;
         }
         let full = vec![Version::Full; rule.body.len()];
-        out.subsume
-            .push(plan_rule(sizes, &mut out.indexes, rule, &full)?);
+        out.subsume.push(plan_rule(
+            sizes,
+            &mut out.indexes,
+            &mut out.row_sets,
+            rule,
+            &full,
+        )?);
         if !stratum.recursive {
             continue;
         }
@@ -759,15 +776,25 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<Stratum
                 && matches!(l, Lit::Atom { rel, .. } | Lit::Neg { rel, .. } if stratum.rels.contains(rel))
         });
         if body_in_stratum {
-            out.subsume_rec
-                .push(plan_rule(sizes, &mut out.indexes, rule, &full)?);
+            out.subsume_rec.push(plan_rule(
+                sizes,
+                &mut out.indexes,
+                &mut out.row_sets,
+                rule,
+                &full,
+            )?);
             continue;
         }
         for delta in pair {
             let mut versions = full.clone();
             versions[delta] = Version::Delta;
-            out.subsume_rec
-                .push(plan_rule(sizes, &mut out.indexes, rule, &versions)?);
+            out.subsume_rec.push(plan_rule(
+                sizes,
+                &mut out.indexes,
+                &mut out.row_sets,
+                rule,
+                &versions,
+            )?);
         }
     }
     Ok(out)

@@ -4,136 +4,189 @@
 //! `data[i*arity..]`); rows are only ever appended, so "the rows before
 //! iteration k" is a prefix, which is how semi-naive evaluation tells old
 //! tuples from the delta. Duplicates are rejected through a hash set of row
-//! ids. Each secondary index (a set of key columns) maps the key's hash to the
+//! ids (`RowSet`). Each secondary index (a set of key columns) maps each key to the
 //! newest row with that key, and chains older ones through `next`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::Arc;
 
 use super::eqrel::EqRel;
 
 pub const NONE: u32 = u32::MAX;
 
-/// Open-addressing table of rows keyed by 64-bit hashes, used two ways: as
-/// the row set of a relation (one slot per row: `find_row`/`insert_row`) and
-/// as the chain heads of an index (one slot per key hash, holding its newest
-/// row: `head`/`push_head`; the index chains older rows, newest to oldest).
-/// A slot is 8 bytes (the hash's high half and the row), less than half of a
-/// general hash map's entry, which matters with millions of rows. Index keys
-/// whose hashes agree on their high half share a chain: harmless, since every
-/// reader compares the key columns themselves.
+/// Open-addressing table of the chain heads of an index: one slot per key,
+/// holding its newest row (the index chains older rows, newest to oldest).
+/// A slot is a one-byte tag (from the hash's low bits, 0 when empty) and a
+/// row id, in two arrays: 5 bytes against a general hash map's 16 or more.
+/// Probing reads the tags; the caller's `eq` compares keys only where a tag
+/// agrees, so each slot holds exactly one key. (Row ids here may exceed the
+/// table's size, unlike in a `RowSet`.)
 #[derive(Clone, Debug, Default)]
 struct TagTable {
-    /// `(tag, row)`, `row == NONE` when empty; a slot's home position is the
-    /// tag's top bits, so growing needs no other copy of the hash.
-    slots: Vec<(u32, u32)>,
+    tags: Vec<u8>,
+    rows: Vec<u32>,
     len: usize,
     bits: u32,
 }
 
 impl TagTable {
-    /// First slot to probe for `h`, and its tag.
+    /// First slot to probe for `h` (the hash's top bits), and its tag.
     #[inline]
-    fn start(&self, h: u64) -> (usize, u32) {
-        let tag = (h >> 32) as u32;
-        ((tag >> (32 - self.bits)) as usize, tag)
+    fn start(&self, h: u64) -> (usize, u8) {
+        let tag = (h as u8).max(1);
+        ((h >> 1 >> (63 - self.bits)) as usize, tag)
     }
 
-    /// The row equal to the one hashed to `h`, as told by `eq`.
+    /// The slot holding the row that `eq` accepts among those hashed to `h`,
+    /// or the empty slot where it belongs (`Err`).
     #[inline]
-    fn find_row(&self, h: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
-        if self.len == 0 {
-            return None;
-        }
+    fn probe(&self, h: u64, eq: impl Fn(u32) -> bool) -> Result<usize, usize> {
         let (mut i, tag) = self.start(h);
-        let mask = self.slots.len() - 1;
+        let mask = self.tags.len() - 1;
         loop {
-            let (t, row) = self.slots[i];
-            if row == NONE {
-                return None;
+            let t = self.tags[i];
+            if t == 0 {
+                return Err(i);
             }
-            if t == tag && eq(row) {
-                return Some(row);
+            if t == tag && eq(self.rows[i]) {
+                return Ok(i);
             }
             i = (i + 1) & mask;
         }
+    }
+
+    #[inline]
+    fn find(&self, h: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        self.probe(h, eq).ok().map(|i| self.rows[i])
+    }
+
+    /// Fill empty slot `i` (from `probe`) with `row`.
+    #[inline]
+    fn fill(&mut self, i: usize, h: u64, row: u32) {
+        self.tags[i] = self.start(h).1;
+        self.rows[i] = row;
+        self.len += 1;
+    }
+
+    /// Whether one more entry fits below 7/8 load.
+    #[inline]
+    fn has_room(&self) -> bool {
+        (self.len + 1) * 8 <= self.tags.len() * 7
+    }
+
+    /// Empty the table, sized for `n` entries (the old arrays are freed
+    /// first, so that growing never holds two tables at once).
+    fn reset(&mut self, n: usize) {
+        let mut bits = 3;
+        while (1usize << bits) * 7 < n * 8 {
+            bits += 1;
+        }
+        self.tags = Vec::new();
+        self.rows = Vec::new();
+        self.tags = vec![0; 1 << bits];
+        self.rows = vec![0; 1 << bits];
+        self.bits = bits;
+        self.len = 0;
+    }
+
+    /// Add a row whose key is known to be absent.
+    #[inline]
+    fn insert_new(&mut self, h: u64, row: u32) {
+        let (mut i, _) = self.start(h);
+        let mask = self.tags.len() - 1;
+        while self.tags[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.fill(i, h, row);
+    }
+}
+
+/// Open-addressing set of row ids keyed by 64-bit hashes: the row set of a
+/// relation, or the ids of the symbol table. It never holds more ids than
+/// 7/8 of its `2^bits` slots, so an id fits in the low `bits` bits of a
+/// 4-byte slot (`id + 1`; 0 is empty) and the high bits take a tag from the
+/// hash: probing compares rows only where the tag agrees.
+#[derive(Clone, Debug, Default)]
+struct RowSet {
+    slots: Vec<u32>,
+    len: usize,
+    bits: u32,
+}
+
+impl RowSet {
+    /// Mask of a slot's id bits.
+    #[inline]
+    fn mask(&self) -> u32 {
+        ((1u64 << self.bits) - 1) as u32
+    }
+
+    /// The row `eq` accepts among those hashed to `h` (`Ok`), or the empty
+    /// slot where it belongs (`Err`).
+    #[inline]
+    fn probe(&self, h: u64, eq: impl Fn(u32) -> bool) -> Result<u32, usize> {
+        let mask = self.mask();
+        let tag = h as u32 & !mask;
+        let mut i = (h >> 1 >> (63 - self.bits)) as usize;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                return Err(i);
+            }
+            if s & !mask == tag && eq((s & mask) - 1) {
+                return Ok((s & mask) - 1);
+            }
+            i = (i + 1) & (self.slots.len() - 1);
+        }
+    }
+
+    #[inline]
+    fn find(&self, h: u64, eq: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        self.probe(h, eq).ok()
+    }
+
+    /// Fill empty slot `i` (from `probe`) with `row`.
+    #[inline]
+    fn fill(&mut self, i: usize, h: u64, row: u32) {
+        let mask = self.mask();
+        self.slots[i] = (h as u32 & !mask) | (row + 1);
+        self.len += 1;
+    }
+
+    /// Whether `n` entries fit below 7/8 load.
+    #[inline]
+    fn fits(&self, n: usize) -> bool {
+        n * 8 <= self.slots.len() * 7
+    }
+
+    /// Empty the set, sized for `n` entries (the old slots are freed first,
+    /// so that growing never holds two tables at once).
+    fn reset(&mut self, n: usize) {
+        let mut bits = 3;
+        while (1usize << bits) * 7 < n * 8 {
+            bits += 1;
+        }
+        self.slots = Vec::new();
+        self.slots = vec![0; 1 << bits];
+        self.bits = bits;
+        self.len = 0;
     }
 
     /// Add a row known to be absent.
     #[inline]
-    fn insert_row(&mut self, h: u64, id: u32) {
-        self.reserve(self.len + 1);
-        let (mut i, tag) = self.start(h);
-        let mask = self.slots.len() - 1;
-        while self.slots[i].1 != NONE {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = (tag, id);
-        self.len += 1;
-    }
-
-    /// Newest row whose key hashes to `h`, or `NONE`.
-    #[inline]
-    fn head(&self, h: u64) -> u32 {
-        if self.len == 0 {
-            return NONE;
-        }
-        let (mut i, tag) = self.start(h);
-        let mask = self.slots.len() - 1;
-        loop {
-            let (t, row) = self.slots[i];
-            if row == NONE || t == tag {
-                return row;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Make `id` the newest row for key hash `h`; returns the previous one.
-    #[inline]
-    fn push_head(&mut self, h: u64, id: u32) -> u32 {
-        self.reserve(self.len + 1);
-        let (mut i, tag) = self.start(h);
-        let mask = self.slots.len() - 1;
-        loop {
-            let (t, row) = self.slots[i];
-            if row == NONE {
-                self.slots[i] = (tag, id);
-                self.len += 1;
-                return NONE;
-            }
-            if t == tag {
-                self.slots[i].1 = id;
-                return row;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Grow (by doubling at least) to hold `n` entries below 7/8 load.
-    fn reserve(&mut self, n: usize) {
-        if n * 8 <= self.slots.len() * 7 {
-            return;
-        }
-        let mut bits = self.bits.max(3) + 1;
-        while (1usize << bits) * 7 < n * 8 {
-            bits += 1;
-        }
-        let old = std::mem::replace(&mut self.slots, vec![(0, NONE); 1 << bits]);
-        self.bits = bits;
-        let mask = self.slots.len() - 1;
-        for (tag, row) in old {
-            if row == NONE {
-                continue;
-            }
-            let mut i = (tag >> (32 - bits)) as usize;
-            while self.slots[i].1 != NONE {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = (tag, row);
-        }
+    fn insert_new(&mut self, h: u64, row: u32) {
+        let i = match self.probe(h, |_| false) {
+            Ok(_) => unreachable!(),
+            Err(i) => i,
+        };
+        self.fill(i, h, row);
     }
 }
 
@@ -189,15 +242,24 @@ impl Hasher for StrHasher {
     }
 }
 
-/// The symbol table: strings interned to dense `u32` ids; and the record
-/// table: field tuples interned the same way (ids from 1; 0 is `nil`). One
-/// table holds both so that evaluation interns either under the same lock.
+/// The symbol table: strings interned to dense `u32` ids, their text back to
+/// back in one string (no allocation per symbol); and the record table:
+/// field tuples interned the same way (ids from 1; 0 is `nil`). One table
+/// holds both so that evaluation interns either under the same lock.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
-    ids: HashMap<Arc<str>, u32, BuildHasherDefault<StrHasher>>,
-    strs: Vec<Arc<str>>,
+    text: String,
+    /// Symbol `i` is `text[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<u32>,
+    ids: RowSet,
     rec_ids: HashMap<Arc<[u32]>, u32>,
     recs: Vec<Arc<[u32]>>,
+}
+
+fn str_hash(s: &str) -> u64 {
+    let mut h = StrHasher::default();
+    h.write(s.as_bytes());
+    h.finish()
 }
 
 impl Symbols {
@@ -220,24 +282,32 @@ impl Symbols {
         id.checked_sub(1).map(|i| &*self.recs[i as usize])
     }
     pub fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
+        if !self.ids.fits(self.ends.len() + 1) {
+            self.ids.reset((self.ends.len() + 1) * 2);
+            for i in 0..self.ends.len() as u32 {
+                self.ids.insert_new(str_hash(self.resolve(i)), i);
+            }
         }
-        let id = self.strs.len() as u32;
-        let a: Arc<str> = Arc::from(s);
-        self.strs.push(a.clone());
-        self.ids.insert(a, id);
-        id
+        let h = str_hash(s);
+        match self.ids.probe(h, |id| self.resolve(id) == s) {
+            Ok(id) => id,
+            Err(slot) => {
+                let id = self.ends.len() as u32;
+                self.text.push_str(s);
+                let end = u32::try_from(self.text.len()).expect("symbol text over 4 GiB");
+                self.ends.push(end);
+                self.ids.fill(slot, h, id);
+                id
+            }
+        }
     }
     pub fn get(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
+        self.ids.find(str_hash(s), |id| self.resolve(id) == s)
     }
     pub fn resolve(&self, id: u32) -> &str {
-        &self.strs[id as usize]
-    }
-    /// Shared handle to a symbol's text (no copy).
-    pub fn resolve_arc(&self, id: u32) -> Arc<str> {
-        self.strs[id as usize].clone()
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
     }
 }
 
@@ -256,6 +326,45 @@ impl Index {
             next: Vec::new(),
         }
     }
+
+    #[inline]
+    fn key_hash(&self, row: &[u32]) -> u64 {
+        hash_vals(self.cols.iter().map(|c| row[*c]))
+    }
+
+    /// Make row `id` (`row`, stored in `data` or about to be) its key's newest.
+    #[inline]
+    fn push(&mut self, data: &[u32], arity: usize, id: u32, row: &[u32]) {
+        if !self.heads.has_room() {
+            self.grow(data, arity);
+        }
+        let h = self.key_hash(row);
+        let cols = &self.cols;
+        let same = |r: u32| cols.iter().all(|c| data[r as usize * arity + c] == row[*c]);
+        match self.heads.probe(h, same) {
+            Ok(i) => {
+                self.next.push(self.heads.rows[i]);
+                self.heads.rows[i] = id;
+            }
+            Err(i) => {
+                self.next.push(NONE);
+                self.heads.fill(i, h, id);
+            }
+        }
+    }
+
+    /// Double the heads table, rehashing each head row's key (one per key).
+    fn grow(&mut self, data: &[u32], arity: usize) {
+        let old = std::mem::take(&mut self.heads);
+        self.heads.reset((old.len + 1) * 2);
+        for (t, r) in old.tags.iter().zip(&old.rows) {
+            if *t != 0 {
+                let a = *r as usize * arity;
+                self.heads
+                    .insert_new(self.key_hash(&data[a..a + arity]), *r);
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -263,7 +372,9 @@ pub struct Relation {
     pub arity: usize,
     data: Vec<u32>,
     len: usize,
-    dedup: TagTable,
+    /// The row set (duplicate check); dropped once the relation is complete
+    /// and built again only if a later rule looks rows up by value.
+    row_set: RowSet,
     pub indexes: Vec<Index>,
     /// An `eqrel` relation keeps its pairs here instead (never in `data`).
     eq: Option<Box<EqRel>>,
@@ -275,7 +386,7 @@ impl Relation {
             arity,
             data: Vec::new(),
             len: 0,
-            dedup: TagTable::default(),
+            row_set: RowSet::default(),
             indexes: Vec::new(),
             eq: None,
         }
@@ -338,25 +449,63 @@ impl Relation {
         }
         let mut ix = Index::new(cols.to_vec());
         ix.next.reserve_exact(self.len);
-        for r in 0..self.len as u32 {
-            let h = hash_vals(cols.iter().map(|c| self.data[r as usize * self.arity + c]));
-            let prev = ix.heads.push_head(h, r);
-            ix.next.push(prev);
+        let a = self.arity;
+        for r in 0..self.len {
+            ix.push(&self.data, a, r as u32, &self.data[r * a..r * a + a]);
         }
         self.indexes.push(ix);
         self.indexes.len() - 1
     }
 
+    /// Free the row set (no rule adds to the relation any more).
+    pub fn drop_row_set(&mut self) {
+        self.row_set = RowSet::default();
+    }
+
+    /// Free the indexes and the row set (no rule reads the relation any more).
+    pub fn drop_lookups(&mut self) {
+        self.indexes = Vec::new();
+        self.row_set = RowSet::default();
+    }
+
+    /// Free everything (no rule or output reads the relation any more).
+    pub fn clear(&mut self) {
+        *self = match self.eq {
+            Some(_) => Relation::new_eqrel(),
+            None => Relation::new(self.arity),
+        };
+    }
+
+    /// Build the row set again, for `n` rows in all, after `drop_lookups`
+    /// or when it is too small.
+    fn rebuild_row_set(&mut self, n: usize) {
+        self.row_set.reset(n);
+        let a = self.arity;
+        for r in 0..self.len {
+            let h = hash_vals(self.data[r * a..r * a + a].iter().copied());
+            self.row_set.insert_new(h, r as u32);
+        }
+    }
+
+    /// Make sure `find` works (the row set may have been dropped).
+    pub fn ensure_row_set(&mut self) {
+        if self.eq.is_none() && self.row_set.len < self.len {
+            self.rebuild_row_set(self.len);
+        }
+    }
+
     /// Position of `row` if present.
     pub fn find(&self, row: &[u32]) -> Option<u32> {
-        self.dedup
-            .find_row(hash_vals(row.iter().copied()), |id| self.row(id) == row)
+        self.row_set
+            .find(hash_vals(row.iter().copied()), |id| self.row(id) == row)
     }
 
     /// Make room for `n` more rows (fact loading knows its line count).
     pub fn reserve(&mut self, n: usize) {
         self.data.reserve(n * self.arity);
-        self.dedup.reserve(self.len + n);
+        if !self.row_set.fits(self.len + n) {
+            self.rebuild_row_set(self.len + n);
+        }
     }
 
     pub fn contains(&self, row: &[u32]) -> bool {
@@ -378,19 +527,26 @@ impl Relation {
     /// Insert a row into `data` (not for an `eqrel` relation); false if present.
     #[inline]
     pub fn insert_row(&mut self, row: &[u32]) -> bool {
-        let h = hash_vals(row.iter().copied());
-        if self.dedup.find_row(h, |id| self.row(id) == row).is_some() {
-            return false;
+        if !self.row_set.fits(self.len + 1) {
+            self.rebuild_row_set((self.len + 1) * 2);
         }
+        let h = hash_vals(row.iter().copied());
+        let a = self.arity;
+        let data = &self.data;
+        let slot = match self
+            .row_set
+            .probe(h, |id| &data[id as usize * a..id as usize * a + a] == row)
+        {
+            Ok(_) => return false,
+            Err(i) => i,
+        };
         let id = self.len as u32;
-        self.dedup.insert_row(h, id);
+        self.row_set.fill(slot, h, id);
+        for ix in &mut self.indexes {
+            ix.push(&self.data, a, id, row);
+        }
         self.data.extend_from_slice(row);
         self.len += 1;
-        for ix in &mut self.indexes {
-            let kh = hash_vals(ix.cols.iter().map(|c| row[*c]));
-            let prev = ix.heads.push_head(kh, id);
-            ix.next.push(prev);
-        }
         true
     }
 
@@ -406,11 +562,9 @@ impl Relation {
     ) -> anyhow::Result<()> {
         let index = &self.indexes[ix];
         let mut cur = self.chain_start(index, key, hi);
+        // chains run from newest to oldest: nothing older can be in range
         while cur != NONE && cur >= lo {
-            // chains run from newest to oldest: nothing older can be in range
-            if self.key_matches(index, cur, key) {
-                f(cur)?;
-            }
+            f(cur)?;
             cur = index.next[cur as usize];
         }
         Ok(())
@@ -425,31 +579,27 @@ impl Relation {
     /// Whether a row in `[lo, hi)` has index-`ix` key `key`.
     #[inline]
     pub fn any_in(&self, ix: usize, key: &[u32], lo: u32, hi: u32) -> bool {
-        let index = &self.indexes[ix];
-        let mut cur = self.chain_start(index, key, hi);
-        while cur != NONE && cur >= lo {
-            if self.key_matches(index, cur, key) {
-                return true;
-            }
-            cur = index.next[cur as usize];
-        }
-        false
+        let cur = self.chain_start(&self.indexes[ix], key, hi);
+        cur != NONE && cur >= lo
     }
 
-    /// Newest row below `hi` in the chain of `key`'s hash.
+    /// Newest row below `hi` with index key `key` (each chain holds one key).
     #[inline]
     fn chain_start(&self, index: &Index, key: &[u32], hi: u32) -> u32 {
         let h = hash_vals(key.iter().copied());
-        let mut cur = index.heads.head(h);
+        let same = |r: u32| {
+            index
+                .cols
+                .iter()
+                .zip(key)
+                .all(|(c, k)| self.row(r)[*c] == *k)
+        };
+        let Some(mut cur) = index.heads.find(h, same) else {
+            return NONE;
+        };
         while cur != NONE && cur >= hi {
             cur = index.next[cur as usize];
         }
         cur
-    }
-
-    #[inline]
-    fn key_matches(&self, index: &Index, id: u32, key: &[u32]) -> bool {
-        let r = self.row(id);
-        index.cols.iter().zip(key).all(|(c, k)| r[*c] == *k)
     }
 }

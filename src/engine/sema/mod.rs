@@ -70,6 +70,7 @@ pub fn check(src: &Source) -> Result<Checked> {
     let strata = stratify::stratify(&decls.rels, &rules, &edges)?;
     autoinc::check(src, &decls, &rules, &strata)?;
     let needed = stratify::needed_relations(&decls.rels, &edges);
+    let last_use = stratify::last_use(decls.rels.len(), &strata, &edges);
     let checked = Checked {
         rels: decls.rels,
         rel_index: decls.rel_index,
@@ -80,6 +81,7 @@ pub fn check(src: &Source) -> Result<Checked> {
         record_types: types.records.clone(),
         needed,
         warnings,
+        last_use,
     };
     ground::check(&checked)?;
     Ok(checked)

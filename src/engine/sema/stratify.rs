@@ -116,6 +116,22 @@ fn components(adj: &[Vec<usize>]) -> Vec<Vec<usize>> {
     sccs
 }
 
+/// Per relation: the last stratum that reads it or derives it (its rows can
+/// be freed after that one).
+pub fn last_use(n: usize, strata: &[Stratum], edges: &[Edge]) -> Vec<usize> {
+    let mut last = vec![0; n];
+    for (s, stratum) in strata.iter().enumerate() {
+        for r in &stratum.rels {
+            last[*r] = s;
+        }
+    }
+    let of = last.clone();
+    for (from, to, _, _) in edges {
+        last[*from] = last[*from].max(of[*to]);
+    }
+    last
+}
+
 /// Relations some output or `.printsize` relation depends on, directly or through rules.
 /// Like Soufflé, inputs outside this set are never read (their files need not exist).
 pub fn needed_relations(rels: &[RelInfo], edges: &[Edge]) -> Vec<bool> {
