@@ -1250,6 +1250,15 @@ fn eqrel_equals_the_explicit_closure_in_recursion_and_negation() {
         closure(x, z) :- closure(x, y), closure(y, z).
         alone(x) :- node(x), !same(x, _).
         unrelated(x, y) :- node(x), node(y), x < y, !same(x, y), same(x, _).
+        .decl loopy(a: number)
+        .decl cloopy(a: number)
+        .decl selfs(a: number)
+        .decl cselfs(a: number)
+        loopy(x) :- same(x, x), reach(x).
+        reach(x) :- loopy(x).
+        cloopy(x) :- closure(x, x), reach(x).
+        selfs(x) :- same(x, x).
+        cselfs(x) :- closure(x, x).
     "#;
     let mut edges: Vec<Vec<String>> = Vec::new();
     let mut s: u32 = 7;
@@ -1271,6 +1280,14 @@ fn eqrel_equals_the_explicit_closure_in_recursion_and_negation() {
     assert!(same.len() > 100);
     assert_eq!(same, eval_with(src, &inputs, "closure", 2));
     assert_eq!(same, eval_with(src, &inputs, "same", 1));
+    // `same(x, x)` reads the elements, in a recursion (old and new pairs) and after it
+    let loopy = eval_with(src, &inputs, "loopy", 2);
+    assert!(!loopy.is_empty());
+    assert_eq!(loopy, eval_with(src, &inputs, "cloopy", 2));
+    assert_eq!(
+        eval_with(src, &inputs, "selfs", 2),
+        eval_with(src, &inputs, "cselfs", 2)
+    );
     // negation: nodes outside every class, and pairs of distinct classes
     let alone = eval_with(src, &inputs, "alone", 2);
     let in_same: std::collections::BTreeSet<String> = same

@@ -172,6 +172,28 @@ impl EqRel {
         }
     }
 
+    /// Visit the reflexive pairs `(v, v)` of `part`, one per element: `e(x, x)`
+    /// needs those only, not every pair of every class. A reflexive pair is old
+    /// when its element existed at the mark, new when it was born since.
+    pub fn scan_diagonal(
+        &self,
+        part: Part,
+        mut f: impl FnMut([u32; 2]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        for e in 0..self.vals.len() as u32 {
+            let keep = match part {
+                Part::All => true,
+                Part::Old => self.old_root(e) != NONE,
+                Part::New => self.old_root(e) == NONE,
+            };
+            if keep {
+                let v = self.vals[e as usize];
+                f([v, v])?;
+            }
+        }
+        Ok(())
+    }
+
     /// Visit the pairs of `part` whose column `col` is `v`, or all of `part`'s
     /// pairs when `key` is `None`.
     pub fn scan(

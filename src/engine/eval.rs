@@ -151,6 +151,12 @@ impl Runtime<'_> {
                 if let Some(eq) = r.eqrel() {
                     key_values!(self, key, env, kv);
                     let key = index.map(|ix| (r.indexes[self.indexes[ix]].cols[0], kv[0]));
+                    // `e(x, x)` with `x` free: its two columns are the same variable.
+                    if key.is_none() && !same.is_empty() {
+                        return eq.scan_diagonal(part(*version), |row| {
+                            self.row_step(&row_step, &row, steps, i, env, sink)
+                        });
+                    }
                     return eq.scan(part(*version), key, |row| {
                         self.row_step(&row_step, &row, steps, i, env, sink)
                     });
