@@ -1,30 +1,11 @@
 //! `llfacts run` through the real binary: Soufflé flags, IO parameters,
 //! output format, thread-count independence, and error reporting.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
-fn llfacts(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_llfacts"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run llfacts")
-}
+mod common;
 
-fn write(dir: &Path, name: &str, text: &str) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-fn read(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{read_file as read, run_in as llfacts, stderr_text as stderr, write_file as write};
 
 /// Assert a failed run: exit code 1, one-line message containing `parts`, no panic.
 fn assert_fails(o: &Output, parts: &[&str]) {

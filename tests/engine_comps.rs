@@ -4,30 +4,9 @@
 //! the instance; a subsumptive rule deletes a tuple when a distinct
 //! dominating tuple exists; `autoinc()` numbers from 0).
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn llfacts(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_llfacts"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run llfacts")
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-fn read(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{read_file as read, run_in as llfacts, stderr_text as stderr, write_file as write};
 
 /// Run `prog` on `facts` (file name, contents) with `-D -` and `jobs` threads; stdout.
 fn run_stdout(prog: &str, facts: &[(&str, &str)], jobs: &str) -> String {

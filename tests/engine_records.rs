@@ -9,17 +9,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Output;
 
-use common::{read_file as read, write_file as write};
-
-fn llfacts(args: &[&str], cwd: &Path) -> Output {
-    common::llfacts()
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run llfacts")
-}
+use common::{read_file as read, run_in as llfacts, write_file as write};
 
 /// Run `p.dl` on `facts/` into `out/` with `jobs` threads; panics on failure.
 fn run_ok(d: &Path, jobs: &str) {

@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
-use llfacts::facts::registry::{Kind, RELATIONS};
+use llfacts::facts::registry::RELATIONS;
 
 const OPCODES: &[&str] = &[
     "ret",

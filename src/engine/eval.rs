@@ -394,6 +394,19 @@ impl Runtime<'_> {
         hit
     }
 
+    /// Evaluates a head into `row`; false when a value is missing (an empty
+    /// aggregate), and the head derives nothing.
+    fn head_row(&self, head: &[Expr], env: &mut [u32], row: &mut Vec<u32>) -> Result<bool> {
+        row.clear();
+        for h in head {
+            match self.eval(h, env)? {
+                Some(v) => row.push(v),
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
     fn eval(&self, e: &Expr, env: &mut [u32]) -> Result<Option<u32>> {
         macro_rules! ev {
             ($x:expr) => {
@@ -588,12 +601,8 @@ fn run_round(
         let mut count = 0usize;
         let mut row: Vec<u32> = Vec::with_capacity(plan.head.len());
         let mut sink = |env: &mut [u32]| -> Result<()> {
-            row.clear();
-            for h in &plan.head {
-                match rt.eval(h, env)? {
-                    Some(v) => row.push(v),
-                    None => return Ok(()),
-                }
+            if !rt.head_row(&plan.head, env, &mut row)? {
+                return Ok(());
             }
             let known = match head_eq {
                 Some(eq) => eq.contains(row[0], row[1], Part::All),
@@ -631,12 +640,8 @@ fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, Vec<u32>>> {
         let mut env = vec![0u32; plan.nvars];
         let mut row = Vec::with_capacity(plan.head.len());
         let mut sink = |env: &mut [u32]| -> Result<()> {
-            row.clear();
-            for h in &plan.head {
-                match rt.eval(h, env)? {
-                    Some(v) => row.push(v),
-                    None => return Ok(()),
-                }
+            if !rt.head_row(&plan.head, env, &mut row)? {
+                return Ok(());
             }
             if row[..n] != row[n..] {
                 dead.extend(rel.find(&row[..n]));

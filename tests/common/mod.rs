@@ -15,6 +15,19 @@ pub fn llfacts() -> Command {
     Command::new(env!("CARGO_BIN_EXE_llfacts"))
 }
 
+/// Runs `llfacts args` in `cwd`.
+pub fn run_in(args: &[&str], cwd: &Path) -> Output {
+    llfacts()
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run llfacts")
+}
+
+pub fn stderr_text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// Write `text` to `dir/name`, creating folders as needed.
 pub fn write_file(dir: &Path, name: &str, text: &str) {
     let p = dir.join(name);
