@@ -201,6 +201,31 @@ fn stats_flag_reports_to_stderr() {
 }
 
 #[test]
+fn stats_flag_lists_what_each_rule_found() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    // paths 1-3, 2-4 (first iteration) and 1-4 (second): three new rows for each rule
+    let src = ".decl e(x: number, y: number)\ne(1, 2). e(2, 3). e(3, 4).\n\
+               .decl p(x: number, y: number)\n.output p\n\
+               p(x, y) :- e(x, y).\n\
+               p(x, z) :- p(x, y), e(y, z).\n";
+    write(d, "p.dl", src);
+    let o = llfacts(
+        &["run", "p.dl", "-D", "out", "--stats", "--engine", "builtin"],
+        d,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    for rule in ["p.dl:5:1", "p.dl:6:1"] {
+        let line = e
+            .lines()
+            .find(|l| l.starts_with(&format!("stats: rule {rule} ")))
+            .unwrap_or_else(|| panic!("no line for {rule}: {e}"));
+        assert!(line.contains(" time=") && line.ends_with(" new=3"), "{line}");
+    }
+}
+
+#[test]
 fn forcing_souffle_without_souffle_on_path_fails() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();

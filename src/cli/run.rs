@@ -35,13 +35,16 @@ pub struct RunArgs {
     jobs: Jobs,
     #[command(flatten)]
     engine: Engine,
-    /// Print elapsed time, derived tuples and peak memory to stderr (builtin engine).
+    /// Print elapsed time, derived tuples, peak memory and the most expensive rules to stderr (builtin engine).
     #[arg(long)]
     stats: bool,
     /// Do not print Soufflé's warnings about the program (as Soufflé's `-w`/`--no-warn`).
     #[arg(short = 'w', long = "no-warn")]
     no_warn: bool,
 }
+
+/// How many of the most expensive rules `--stats` lists.
+const STATS_RULES: usize = 10;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let start = Instant::now();
@@ -70,6 +73,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             stats.as_ref().map_or(0, |s| s.iterations),
             peak_rss_kib().map_or("?".to_string(), |k| k.to_string()),
         );
+        for r in stats.iter().flat_map(|s| &s.rules).take(STATS_RULES) {
+            eprintln!("stats: rule {} time={:.3}s new={}", r.rule, r.secs, r.new_rows);
+        }
     }
     Ok(())
 }

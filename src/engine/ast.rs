@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 
 /// A source position: file name (as given), 1-based line and column.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Loc {
     pub file: Arc<str>,
     pub line: u32,

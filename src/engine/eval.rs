@@ -18,16 +18,19 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{RwLock, RwLockReadGuard};
+use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
 use regex::bytes::{Regex, RegexBuilder};
 
-use super::ast::{AggOp, BinOp, CmpOp};
+use super::ast::{AggOp, BinOp, CmpOp, Loc};
 use super::eqrel::Part;
 use super::functors;
 use super::ir::{Base, Checked};
-use super::planner::{AggPlan, Plan, PlanExpr as Expr, Step, Version, plan_stratum};
+use super::planner::{
+    AggPlan, Plan, PlanExpr as Expr, Sizes, Step, StratumPlan, Version, plan_stratum,
+};
 use super::storage::{Relation, Symbols};
 use super::subsume;
 
@@ -546,6 +549,21 @@ impl Runtime<'_> {
 pub struct EvalStats {
     pub derived: u64,
     pub iterations: u64,
+    /// Per rule (by source position), most expensive first.
+    pub rules: Vec<RuleCost>,
+}
+
+/// What one rule cost over the whole run, all its semi-naive versions and
+/// parallel tasks added up.
+#[derive(Clone, Debug, Default)]
+pub struct RuleCost {
+    /// `FILE:LINE:COL` of the rule.
+    pub rule: String,
+    /// Thread time spent evaluating it.
+    pub secs: f64,
+    /// The rows it found that its head relation did not hold yet (before
+    /// deduplication among the tasks of a round).
+    pub new_rows: u64,
 }
 
 struct Task {
@@ -559,6 +577,7 @@ fn run_round(
     plans: &[Plan],
     rt: &Runtime,
     pool: &rayon::ThreadPool,
+    costs: &mut HashMap<Loc, (f64, u64)>,
 ) -> Result<Vec<(usize, Vec<u32>, usize)>> {
     let mut tasks = Vec::new();
     for (p, plan) in plans.iter().enumerate() {
@@ -592,7 +611,8 @@ fn run_round(
             range: None,
         });
     }
-    let run = |t: &Task| -> Result<(usize, Vec<u32>, usize)> {
+    let run = |t: &Task| -> Result<(usize, Vec<u32>, usize, f64)> {
+        let started = Instant::now();
         let plan = &plans[t.plan];
         let head_rel = &rt.rels[plan.head_rel];
         let head_eq = head_rel.eqrel();
@@ -616,16 +636,24 @@ fn run_round(
         };
         rt.exec(&plan.steps, 0, &mut env, t.range, &mut sink)
             .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
-        Ok((plan.head_rel, out, count))
+        Ok((plan.head_rel, out, count, started.elapsed().as_secs_f64()))
     };
     let counting = plans.iter().any(|p| p.counter);
-    let results: Vec<Result<(usize, Vec<u32>, usize)>> =
+    let results: Vec<Result<(usize, Vec<u32>, usize, f64)>> =
         if tasks.len() > 1 && pool.current_num_threads() > 1 && !counting {
             pool.install(|| tasks.par_iter().map(run).collect())
         } else {
             tasks.iter().map(run).collect()
         };
-    results.into_iter().collect()
+    let mut outs = Vec::with_capacity(results.len());
+    for (t, r) in tasks.iter().zip(results) {
+        let (rel, rows, count, secs) = r?;
+        let cost = costs.entry(plans[t.plan].loc.clone()).or_default();
+        cost.0 += secs;
+        cost.1 += count as u64;
+        outs.push((rel, rows, count));
+    }
+    Ok(outs)
 }
 
 /// The rows the subsumptive rules `plans` dominate, per relation (row
@@ -731,6 +759,18 @@ fn byte_pattern(pat: &str) -> String {
     out
 }
 
+/// Create the indexes and row sets that `plan` reads; returns the storage
+/// number of each of its indexes.
+fn prepare(plan: &StratumPlan, rels: &mut [Relation]) -> Vec<usize> {
+    for r in &plan.row_sets {
+        rels[*r].ensure_row_set();
+    }
+    plan.indexes
+        .iter()
+        .map(|ix| rels[ix.rel].ensure_index(&ix.cols))
+        .collect()
+}
+
 /// Evaluate every stratum of `prog` over `rels`, with `jobs` threads. A
 /// relation's indexes are freed after the last stratum that reads it, and so
 /// are its rows unless `keep` says otherwise.
@@ -748,25 +788,26 @@ pub fn evaluate(
     let regexes = RwLock::new(HashMap::new());
     let counter = AtomicU32::new(0);
     let mut stats = EvalStats::default();
+    let mut costs: HashMap<Loc, (f64, u64)> = HashMap::new();
     let mut delta_start = vec![0u32; rels.len()];
     for s in 0..prog.strata.len() {
         let sizes: Vec<usize> = rels.iter().map(Relation::len).collect();
-        let plan = plan_stratum(prog, s, &sizes)?;
-        let indexes: Vec<usize> = plan
-            .indexes
-            .iter()
-            .map(|ix| rels[ix.rel].ensure_index(&ix.cols))
-            .collect();
-        for r in &plan.row_sets {
-            rels[*r].ensure_row_set();
-        }
+        let full = Sizes {
+            full: &sizes,
+            delta: &sizes,
+        };
+        let mut plan = plan_stratum(prog, s, full)?;
+        let mut indexes = prepare(&plan, rels);
         if !prog.strata[s].rules.is_empty() || !plan.subsume.is_empty() {
             for r in &prog.strata[s].rels {
                 rels[*r].ensure_row_set();
             }
         }
-        let (base, rec) = (&plan.base, &plan.rec);
         let stratum = &prog.strata[s];
+        // Rows numbered in derivation order (`autoinc()`, `choice-domain`) keep the one plan,
+        // so that their numbering does not change with the sizes.
+        let replan = !plan.rec.iter().any(|p| p.counter)
+            && stratum.rels.iter().all(|r| prog.rels[*r].choice.is_empty());
         macro_rules! runtime {
             () => {
                 Runtime {
@@ -793,20 +834,34 @@ pub fn evaluate(
                 }
             };
         }
-        let outs = run_round(base, &runtime!(), &pool)?;
+        let outs = run_round(&plan.base, &runtime!(), &pool, &mut costs)?;
         insert_all(prog, rels, outs, &mut stats);
         let mut base_new = vec![0; stratum.rels.len()];
         prune!(&plan.subsume, base_new);
-        if !rec.is_empty() {
+        if !plan.rec.is_empty() {
             for r in &stratum.rels {
                 delta_start[*r] = 0;
                 rels[*r].mark_delta(true);
             }
         }
-        while !rec.is_empty() {
+        while !plan.rec.is_empty() {
             stats.iterations += 1;
+            if replan && stats.iterations > 1 {
+                let sizes: Vec<usize> = rels.iter().map(Relation::len).collect();
+                let delta: Vec<usize> = sizes
+                    .iter()
+                    .zip(&delta_start)
+                    .map(|(n, d)| n.saturating_sub(*d as usize))
+                    .collect();
+                let now = Sizes {
+                    full: &sizes,
+                    delta: &delta,
+                };
+                plan = plan_stratum(prog, s, now)?;
+                indexes = prepare(&plan, rels);
+            }
             let mut before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();
-            let outs = run_round(rec, &runtime!(), &pool)?;
+            let outs = run_round(&plan.rec, &runtime!(), &pool, &mut costs)?;
             for r in &stratum.rels {
                 rels[*r].mark_delta(false);
             }
@@ -845,5 +900,16 @@ pub fn evaluate(
             }
         }
     }
+    stats.rules = costs
+        .into_iter()
+        .map(|(loc, (secs, new_rows))| RuleCost {
+            rule: loc.to_string(),
+            secs,
+            new_rows,
+        })
+        .collect();
+    stats
+        .rules
+        .sort_by(|a, b| b.secs.total_cmp(&a.secs).then_with(|| a.rule.cmp(&b.rule)));
     Ok(stats)
 }

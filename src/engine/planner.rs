@@ -1,10 +1,13 @@
 //! Join planning: orders a rule body and picks an index for every atom.
 //!
 //! Greedy: after each atom, every filter, negation and equality binding whose
-//! variables are bound is placed immediately; the next atom is the delta atom
-//! (semi-naive versions) or else the one with the most bound columns (ties:
-//! the smaller relation). An atom with bound columns is read through a hash
-//! index on exactly those columns; a fully bound atom is a membership test.
+//! variables are bound is placed immediately; the next atom is one with bound
+//! columns (the delta atom of a semi-naive version first, then the most bound
+//! columns, then the smaller relation), or, when none has any, the one with
+//! the fewest rows to scan: a delta atom scans only the delta, so a recursive
+//! stratum is planned again each iteration with the delta's size. An atom
+//! with bound columns is read through a hash index on exactly those columns;
+//! a fully bound atom is a membership test.
 //! An atom that would bind nothing (only `_` and bound arguments) is placed
 //! like a filter and tested once for a matching row, never joined.
 //!
@@ -157,12 +160,19 @@ pub struct StratumPlan {
     pub row_sets: Vec<usize>,
 }
 
-/// Atom choice: (is the delta atom, has a bound column, number of bound columns, smaller relation).
-type Score = (usize, usize, usize, std::cmp::Reverse<usize>);
+/// Atom choice: (has a bound column, is the delta atom with a bound column, number of bound
+/// columns, fewer rows to read, is the delta atom).
+type Score = (bool, bool, usize, std::cmp::Reverse<usize>, bool);
+
+/// The number of rows of each relation, and of its delta (the rows a delta atom reads).
+#[derive(Clone, Copy)]
+pub struct Sizes<'a> {
+    pub full: &'a [usize],
+    pub delta: &'a [usize],
+}
 
 struct Planner<'a> {
-    /// Current number of rows of each relation (ties between atoms go to the smaller).
-    sizes: &'a [usize],
+    sizes: Sizes<'a>,
     rule: &'a Rule,
     indexes: &'a mut Vec<IndexSpec>,
     row_sets: &'a mut Vec<usize>,
@@ -220,13 +230,18 @@ impl Planner<'_> {
                 if !atom_ready(args, bound) {
                     continue;
                 }
-                // The delta atom goes first whenever it can be evaluated.
-                let is_delta = (delta_first == Some(i)) as usize;
+                let is_delta = delta_first == Some(i);
+                let rows = if is_delta {
+                    self.sizes.delta[*rel]
+                } else {
+                    self.sizes.full[*rel]
+                };
                 let score = (
-                    is_delta,
-                    (nb > 0) as usize,
+                    nb > 0,
+                    nb > 0 && is_delta,
                     nb,
-                    std::cmp::Reverse(self.sizes[*rel]),
+                    std::cmp::Reverse(rows),
+                    is_delta,
                 );
                 if best.as_ref().is_none_or(|(_, s)| score > *s) {
                     best = Some((i, score));
@@ -678,7 +693,7 @@ fn single_use_as_anon(rule: &Rule) -> Vec<Lit> {
 
 /// Plan one version of a rule. `versions[i]` applies to body literal `i`.
 fn plan_rule(
-    sizes: &[usize],
+    sizes: Sizes,
     indexes: &mut Vec<IndexSpec>,
     row_sets: &mut Vec<usize>,
     rule: &Rule,
@@ -716,9 +731,9 @@ fn plan_rule(
     })
 }
 
-/// Plan stratum `s` once, given the current relation sizes: each rule, or,
-/// in a recursive stratum, one semi-naive version per recursive atom.
-pub fn plan_stratum(prog: &Checked, s: usize, sizes: &[usize]) -> Result<StratumPlan> {
+/// Plan stratum `s` given the current relation sizes: each rule, or, in a
+/// recursive stratum, one semi-naive version per recursive atom.
+pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPlan> {
     let stratum = &prog.strata[s];
     let mut out = StratumPlan::default();
     for &ri in &stratum.rules {
