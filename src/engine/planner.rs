@@ -1,10 +1,10 @@
 //! Join planning: orders a rule body and picks an index for every atom.
 //!
 //! Greedy: after each atom, every filter, negation and equality binding whose
-//! variables are bound is placed immediately; the next atom is one with bound
-//! columns (the delta atom of a semi-naive version first, then the most bound
-//! columns, then the smaller relation), or, when none has any, the one with
-//! the fewest rows to scan: a delta atom scans only the delta, so a recursive
+//! variables are bound is placed immediately; the next atom is one that joins
+//! a bound variable (the delta atom of a semi-naive version first, then the
+//! most bound columns, then the smaller relation), or, when none does, the one
+//! with the fewest rows to scan: a delta atom scans only the delta, so a recursive
 //! stratum is planned again each iteration with the delta's size. An atom
 //! with bound columns is read through a hash index on exactly those columns;
 //! a fully bound atom is a membership test.
@@ -160,9 +160,9 @@ pub struct StratumPlan {
     pub row_sets: Vec<usize>,
 }
 
-/// Atom choice: (has a bound column, is the delta atom with a bound column, number of bound
-/// columns, fewer rows to read, is the delta atom).
-type Score = (bool, bool, usize, std::cmp::Reverse<usize>, bool);
+/// Atom choice: (joins a bound variable, is the delta atom and joins, number of bound columns
+/// if it joins, fewer rows to read, number of bound columns, is the delta atom).
+type Score = (bool, bool, usize, std::cmp::Reverse<usize>, usize, bool);
 
 /// The number of rows of each relation, and of its delta (the rows a delta atom reads).
 #[derive(Clone, Copy)]
@@ -226,6 +226,13 @@ impl Planner<'_> {
                         Arg::Expr(e) => ready(e, bound),
                     })
                     .count();
+                // columns that join with what is bound so far (a constant alone says
+                // little about how many rows match)
+                let joins = args.iter().any(|a| match a {
+                    Arg::Var(v) => bound[*v],
+                    Arg::Anon => false,
+                    Arg::Expr(e) => ready(e, bound) && has_var(e),
+                });
                 // atoms whose expression arguments are not ready cannot be used yet
                 if !atom_ready(args, bound) {
                     continue;
@@ -237,10 +244,11 @@ impl Planner<'_> {
                     self.sizes.full[*rel]
                 };
                 let score = (
-                    nb > 0,
-                    nb > 0 && is_delta,
-                    nb,
+                    joins,
+                    joins && is_delta,
+                    if joins { nb } else { 0 },
                     std::cmp::Reverse(rows),
+                    nb,
                     is_delta,
                 );
                 if best.as_ref().is_none_or(|(_, s)| score > *s) {
@@ -813,4 +821,11 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPla
         }
     }
     Ok(out)
+}
+
+/// Whether `e` reads a variable.
+fn has_var(e: &Expr) -> bool {
+    let mut vs = Vec::new();
+    expr_vars(e, &mut vs);
+    !vs.is_empty()
 }
