@@ -566,6 +566,9 @@ pub struct RuleCost {
     pub new_rows: u64,
 }
 
+/// A relation, rows for it (flat), and their number.
+type NewRows = (usize, Vec<u32>, usize);
+
 struct Task {
     plan: usize,
     range: Option<(u32, u32)>,
@@ -578,7 +581,7 @@ fn run_round(
     rt: &Runtime,
     pool: &rayon::ThreadPool,
     costs: &mut HashMap<Loc, (f64, u64)>,
-) -> Result<Vec<(usize, Vec<u32>, usize)>> {
+) -> Result<Vec<NewRows>> {
     let mut tasks = Vec::new();
     for (p, plan) in plans.iter().enumerate() {
         if let Some(Step::Atom {
@@ -611,7 +614,8 @@ fn run_round(
             range: None,
         });
     }
-    let run = |t: &Task| -> Result<(usize, Vec<u32>, usize, f64)> {
+    // the new rows, and the thread time it took
+    let run = |t: &Task| -> Result<(NewRows, f64)> {
         let started = Instant::now();
         let plan = &plans[t.plan];
         let head_rel = &rt.rels[plan.head_rel];
@@ -636,22 +640,22 @@ fn run_round(
         };
         rt.exec(&plan.steps, 0, &mut env, t.range, &mut sink)
             .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
-        Ok((plan.head_rel, out, count, started.elapsed().as_secs_f64()))
+        Ok(((plan.head_rel, out, count), started.elapsed().as_secs_f64()))
     };
     let counting = plans.iter().any(|p| p.counter);
-    let results: Vec<Result<(usize, Vec<u32>, usize, f64)>> =
-        if tasks.len() > 1 && pool.current_num_threads() > 1 && !counting {
-            pool.install(|| tasks.par_iter().map(run).collect())
-        } else {
-            tasks.iter().map(run).collect()
-        };
+    let results: Vec<Result<_>> = if tasks.len() > 1 && pool.current_num_threads() > 1 && !counting
+    {
+        pool.install(|| tasks.par_iter().map(run).collect())
+    } else {
+        tasks.iter().map(run).collect()
+    };
     let mut outs = Vec::with_capacity(results.len());
     for (t, r) in tasks.iter().zip(results) {
-        let (rel, rows, count, secs) = r?;
+        let (out, secs) = r?;
         let cost = costs.entry(plans[t.plan].loc.clone()).or_default();
         cost.0 += secs;
-        cost.1 += count as u64;
-        outs.push((rel, rows, count));
+        cost.1 += out.2 as u64;
+        outs.push(out);
     }
     Ok(outs)
 }
@@ -685,12 +689,7 @@ fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, Vec<u32>>> {
 /// Insert the rounds' new rows, in task order; a relation under `.limitsize`
 /// takes rows until it holds its limit, and one with a `choice-domain` takes
 /// a row only if no row has its key yet (the first in task order wins).
-fn insert_all(
-    prog: &Checked,
-    rels: &mut [Relation],
-    outs: Vec<(usize, Vec<u32>, usize)>,
-    stats: &mut EvalStats,
-) {
+fn insert_all(prog: &Checked, rels: &mut [Relation], outs: Vec<NewRows>, stats: &mut EvalStats) {
     for (rel, rows, count) in outs {
         let r = &mut rels[rel];
         let (a, before) = (r.arity, r.len());
