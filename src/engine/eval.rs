@@ -566,8 +566,8 @@ pub struct RuleCost {
     pub new_rows: u64,
 }
 
-/// A relation, rows for it (flat), and their number.
-type NewRows = (usize, Vec<u32>, usize);
+/// A relation, and rows for it.
+type NewRows = (usize, Relation);
 
 struct Task {
     plan: usize,
@@ -621,8 +621,9 @@ fn run_round(
         let head_rel = &rt.rels[plan.head_rel];
         let head_eq = head_rel.eqrel();
         let mut env = vec![0u32; plan.nvars];
-        let mut out: Vec<u32> = Vec::new();
-        let mut count = 0usize;
+        // deduplicated here: a round's rows wait for their insertion, and a rule often
+        // derives one row many times (every object a loaded pointer shares, say)
+        let mut out = Relation::new(plan.head.len());
         let mut row: Vec<u32> = Vec::with_capacity(plan.head.len());
         let mut sink = |env: &mut [u32]| -> Result<()> {
             if !rt.head_row(&plan.head, env, &mut row)? {
@@ -633,14 +634,13 @@ fn run_round(
                 None => head_rel.find(&row).is_some(),
             };
             if !known {
-                out.extend_from_slice(&row);
-                count += 1;
+                out.insert_row(&row);
             }
             Ok(())
         };
         rt.exec(&plan.steps, 0, &mut env, t.range, &mut sink)
             .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
-        Ok(((plan.head_rel, out, count), started.elapsed().as_secs_f64()))
+        Ok(((plan.head_rel, out), started.elapsed().as_secs_f64()))
     };
     let counting = plans.iter().any(|p| p.counter);
     let results: Vec<Result<_>> = if tasks.len() > 1 && pool.current_num_threads() > 1 && !counting
@@ -654,7 +654,7 @@ fn run_round(
         let (out, secs) = r?;
         let cost = costs.entry(plans[t.plan].loc.clone()).or_default();
         cost.0 += secs;
-        cost.1 += out.2 as u64;
+        cost.1 += out.1.len() as u64;
         outs.push(out);
     }
     Ok(outs)
@@ -690,7 +690,8 @@ fn dominated(plans: &[Plan], rt: &Runtime) -> Result<HashMap<usize, Vec<u32>>> {
 /// takes rows until it holds its limit, and one with a `choice-domain` takes
 /// a row only if no row has its key yet (the first in task order wins).
 fn insert_all(prog: &Checked, rels: &mut [Relation], outs: Vec<NewRows>, stats: &mut EvalStats) {
-    for (rel, rows, count) in outs {
+    for (rel, new) in outs {
+        let rows = new.flat();
         let r = &mut rels[rel];
         let (a, before) = (r.arity, r.len());
         let info = &prog.rels[rel];
@@ -705,7 +706,7 @@ fn insert_all(prog: &Checked, rels: &mut [Relation], outs: Vec<NewRows>, stats: 
         let choice: Vec<usize> = info.choice.iter().map(|k| r.ensure_index(k)).collect();
         let mut key = Vec::new();
         if a == 0 {
-            if count > 0 && limit > 0 {
+            if !new.is_empty() && limit > 0 {
                 r.insert(&[]);
             }
         } else {

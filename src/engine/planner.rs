@@ -295,11 +295,23 @@ impl Planner<'_> {
         bound: &mut [bool],
     ) -> Result<Step> {
         let RowArgs {
-            known,
+            mut known,
             binds,
             same,
-            checks,
+            mut checks,
         } = self.row_args(args, bound)?;
+        if known.len() < args.len() {
+            // Constant columns beside joined ones are checked on the rows the join finds,
+            // so that `R(x, _, -1)` and `R(x, y, _)` share the index on `x`: an index costs
+            // a word per row. A delta is scanned and checked, not indexed by constants.
+            let joined = |c: &usize| !matches!(&args[*c], Arg::Expr(e) if !has_var(e));
+            if known.iter().any(|(c, _)| joined(c)) || version == Version::Delta {
+                let (keep, consts): (Vec<_>, Vec<_>) =
+                    known.into_iter().partition(|(c, _)| joined(c));
+                known = keep;
+                checks.extend(consts);
+            }
+        }
         let (key_cols, key): (Vec<usize>, Vec<PlanExpr>) = known.into_iter().unzip();
         if key_cols.len() == args.len() {
             self.row_sets.push(rel);
