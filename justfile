@@ -58,11 +58,9 @@ bench-andersen limit="300":
     cargo build --release --quiet
     python3 fixtures/bench/andersen_bench.py --limit {{limit}}
 
-# Engine benchmark: transitive closure of a deterministic 200,000-edge block-diagonal DAG
-# (fixtures/bench/gen_graph.py; the closure is large but bounded). Prints the path count,
-# then elapsed time, derived tuples, tuples/s and peak RSS.
-bench-engine jobs="2":
+# Engine benchmark: the builtin engine against Soufflé's interpreter (when `souffle` is on
+# PATH), alternating whole processes: a generated transitive closure, rules/ over SQLite's
+# facts, rules/andersen.dl over Lua's (fixtures/bench/engine_bench.py).
+bench-engine runs="5" jobs="2":
     cargo build --release --quiet
-    python3 fixtures/bench/gen_graph.py target/bench-engine/facts 200000
-    ./target/release/llfacts run fixtures/bench/tc.dl -F target/bench-engine/facts \
-        -D target/bench-engine/out -j {{jobs}} --engine builtin --stats
+    python3 fixtures/bench/engine_bench.py --runs {{runs}} --jobs {{jobs}}
