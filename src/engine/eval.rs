@@ -640,6 +640,8 @@ fn run_round(
         };
         rt.exec(&plan.steps, 0, &mut env, t.range, &mut sink)
             .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
+        // the rows wait for the round's other tasks; their duplicate check is done
+        out.drop_row_set();
         Ok(((plan.head_rel, out), started.elapsed().as_secs_f64()))
     };
     let counting = plans.iter().any(|p| p.counter);

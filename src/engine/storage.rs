@@ -356,7 +356,7 @@ impl Index {
     /// Double the heads table, rehashing each head row's key (one per key).
     fn grow(&mut self, data: &[u32], arity: usize) {
         let old = std::mem::take(&mut self.heads);
-        self.heads.reset((old.len + 1) * 2);
+        self.heads.reset((old.tags.len() * 7 / 4).max(old.len + 1));
         for (t, r) in old.tags.iter().zip(&old.rows) {
             if *t != 0 {
                 let a = *r as usize * arity;
@@ -528,7 +528,8 @@ impl Relation {
     #[inline]
     pub fn insert_row(&mut self, row: &[u32]) -> bool {
         if !self.row_set.fits(self.len + 1) {
-            self.rebuild_row_set((self.len + 1) * 2);
+            // twice the slots (sizing for twice the rows can quadruple them)
+            self.rebuild_row_set((self.row_set.slots.len() * 7 / 4).max(self.len + 1));
         }
         let h = hash_vals(row.iter().copied());
         let a = self.arity;
