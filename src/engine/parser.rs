@@ -1070,12 +1070,14 @@ impl Parser<'_> {
                 }
                 // `$inst.C`: a branch declared in a component instance
                 let name = self.name()?;
-                let args = if self.eat("(") {
-                    self.term_list()?
-                } else {
-                    vec![]
-                };
-                Ok(Term::Branch(name, args, loc))
+                // Soufflé's grammar has no bare `$B` in a program (only in fact files)
+                if !self.eat("(") {
+                    return Err(err_at(
+                        &loc,
+                        format!("branch `${name}` needs its argument list: `${name}()`"),
+                    ));
+                }
+                Ok(Term::Branch(name, self.term_list()?, loc))
             }
             Tok::Ident(name) if name == "nil" => {
                 self.bump();
