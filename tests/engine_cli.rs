@@ -221,7 +221,10 @@ fn stats_flag_lists_what_each_rule_found() {
             .lines()
             .find(|l| l.starts_with(&format!("stats: rule {rule} ")))
             .unwrap_or_else(|| panic!("no line for {rule}: {e}"));
-        assert!(line.contains(" time=") && line.ends_with(" new=3"), "{line}");
+        assert!(
+            line.contains(" time=") && line.ends_with(" new=3"),
+            "{line}"
+        );
     }
 }
 

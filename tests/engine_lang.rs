@@ -955,6 +955,27 @@ fn error_unsupported_constructs() {
 }
 
 #[test]
+fn soufflé_keywords_are_not_names() {
+    // Soufflé's scanner reserves them: `count` as an attribute is its syntax error
+    for (src, at, word) in [
+        (".decl a(count: number)\n", "bad.dl:1:9:", "`count`"),
+        (".decl input(x: number)\n", "bad.dl:1:7:", "`input`"),
+        (".type range <: number\n", "bad.dl:1:7:", "`range`"),
+        (
+            ".decl a(x: number)\n.decl b(x: number)\na(band) :- b(band).\n",
+            "bad.dl:3:3:",
+            "`band`",
+        ),
+    ] {
+        let e = err(src);
+        assert!(
+            e.starts_with(at) && e.contains(&format!("{word} is a reserved word")),
+            "{src:?} -> {e}"
+        );
+    }
+}
+
+#[test]
 fn error_syntax_has_position() {
     let e = err(".decl a(x: number)\na(1) :- .\n");
     assert!(e.starts_with("bad.dl:2:9: syntax error"), "{e}");

@@ -365,7 +365,10 @@ fn record_errors_name_the_location() {
         // Soufflé's grammar: a branch term always has its parentheses
         (
             "B($Neg($Num)).",
-            &["p.dl:7:8:", "branch `$Num` needs its argument list: `$Num()`"],
+            &[
+                "p.dl:7:8:",
+                "branch `$Num` needs its argument list: `$Num()`",
+            ],
         ),
         (
             "C(x) :- A([x, _]), B($Neg(x)).",

@@ -74,7 +74,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             peak_rss_kib().map_or("?".to_string(), |k| k.to_string()),
         );
         for r in stats.iter().flat_map(|s| &s.rules).take(STATS_RULES) {
-            eprintln!("stats: rule {} time={:.3}s new={}", r.rule, r.secs, r.new_rows);
+            eprintln!(
+                "stats: rule {} time={:.3}s new={}",
+                r.rule, r.secs, r.new_rows
+            );
         }
     }
     Ok(())

@@ -15,6 +15,57 @@ use super::lexer::{Tok, Token, lex};
 use super::preproc::{self, Macros};
 
 /// Names that are functors, not relations, when followed by `(`.
+/// Soufflé 2.5's keywords (its scanner's reserved identifiers).
+const RESERVED: [&str; 47] = [
+    "as",
+    "autoinc",
+    "band",
+    "bnot",
+    "bor",
+    "brie",
+    "bshl",
+    "bshr",
+    "bshru",
+    "btree",
+    "btree_delete",
+    "bxor",
+    "cat",
+    "contains",
+    "count",
+    "debug_delta",
+    "eqrel",
+    "false",
+    "inline",
+    "input",
+    "land",
+    "lnot",
+    "lor",
+    "lxor",
+    "magic",
+    "match",
+    "max",
+    "mean",
+    "min",
+    "nil",
+    "no_inline",
+    "no_magic",
+    "ord",
+    "output",
+    "overridable",
+    "printsize",
+    "range",
+    "recursive_iteration_cnt",
+    "stateful",
+    "strlen",
+    "substr",
+    "sum",
+    "to_float",
+    "to_number",
+    "to_string",
+    "to_unsigned",
+    "true",
+];
+
 const FUNCTORS: [&str; 15] = [
     "cat",
     "strlen",
@@ -257,12 +308,25 @@ impl Parser<'_> {
     fn ident(&mut self) -> Result<String> {
         match self.peek().clone() {
             Tok::Ident(s) => {
+                self.not_reserved(&s)?;
                 self.bump();
                 Ok(s)
             }
             _ => self.unexpected("an identifier"),
         }
     }
+    /// Soufflé's scanner makes its keywords tokens of their own, so they are
+    /// never names (of relations, attributes, types, components or variables).
+    fn not_reserved(&self, word: &str) -> Result<()> {
+        if RESERVED.contains(&word) {
+            return Err(err_at(
+                &self.loc(),
+                format!("`{word}` is a reserved word and cannot be a name"),
+            ));
+        }
+        Ok(())
+    }
+
     /// A (possibly dotted) type or relation name: `inst.rel`. The lexer reads
     /// `.rel` as a directive token; it is part of the name when it touches
     /// the identifier before it.
@@ -1128,6 +1192,12 @@ impl Parser<'_> {
                         ));
                     }
                     return Ok(Term::Call(name, args, loc));
+                }
+                if RESERVED.contains(&name.as_str()) {
+                    return Err(err_at(
+                        &loc,
+                        format!("`{name}` is a reserved word and cannot be a name"),
+                    ));
                 }
                 Ok(Term::Var(name, loc))
             }
