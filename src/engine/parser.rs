@@ -910,6 +910,27 @@ impl Parser<'_> {
     }
 
     fn unit(&mut self) -> Result<Vec<Vec<Literal>>> {
+        if self.eat("!") {
+            // any body term may be negated (Soufflé's grammar): by De Morgan, the
+            // negation of alternatives is the conjunction of their negations
+            let inner = self.unit()?;
+            let mut acc: Vec<Vec<Literal>> = vec![vec![]];
+            for alt in inner {
+                let mut next = Vec::with_capacity(acc.len() * alt.len());
+                for a in &acc {
+                    for lit in &alt {
+                        let mut v = a.clone();
+                        v.push(negated(lit.clone()));
+                        next.push(v);
+                    }
+                }
+                acc = next;
+                if acc.len() > 4096 {
+                    return Err(err_at(&self.loc(), "negation expands to too many clauses"));
+                }
+            }
+            return Ok(acc);
+        }
         if self.is("(") && self.is_paren_body() {
             self.bump();
             let d = self.disjunction()?;
@@ -921,30 +942,6 @@ impl Parser<'_> {
 
     fn literal(&mut self) -> Result<Literal> {
         let loc = self.loc();
-        if self.eat("!") {
-            let l2 = self.loc();
-            if self.qualified_here() {
-                return Ok(Literal::Neg(self.atom()?));
-            }
-            if let Tok::Ident(n) = self.peek().clone()
-                && matches!(self.peek2(), Tok::P("("))
-            {
-                if n == "contains" || n == "match" {
-                    return match self.literal()? {
-                        Literal::Contains(_, a, b, l) => Ok(Literal::Contains(true, a, b, l)),
-                        Literal::Match(_, a, b, l) => Ok(Literal::Match(true, a, b, l)),
-                        _ => unreachable!(),
-                    };
-                }
-                if !FUNCTORS.contains(&n.as_str()) {
-                    return Ok(Literal::Neg(self.atom()?));
-                }
-            }
-            return Err(err_at(
-                &l2,
-                "unsupported negation: only `!relation(..)`, `!contains(..)` and `!match(..)` are supported",
-            ));
-        }
         if self.qualified_here() {
             return Ok(Literal::Pos(self.atom()?));
         }
@@ -1246,5 +1243,26 @@ impl Parser<'_> {
             body,
             loc,
         })))
+    }
+}
+
+/// The literal that holds exactly when `lit` does not.
+fn negated(lit: Literal) -> Literal {
+    match lit {
+        Literal::Pos(a) => Literal::Neg(a),
+        Literal::Neg(a) => Literal::Pos(a),
+        Literal::Cmp(op, a, b, l) => {
+            let op = match op {
+                CmpOp::Eq => CmpOp::Ne,
+                CmpOp::Ne => CmpOp::Eq,
+                CmpOp::Lt => CmpOp::Ge,
+                CmpOp::Le => CmpOp::Gt,
+                CmpOp::Gt => CmpOp::Le,
+                CmpOp::Ge => CmpOp::Lt,
+            };
+            Literal::Cmp(op, a, b, l)
+        }
+        Literal::Contains(n, a, b, l) => Literal::Contains(!n, a, b, l),
+        Literal::Match(n, a, b, l) => Literal::Match(!n, a, b, l),
     }
 }
