@@ -977,9 +977,9 @@ fn error_unsupported_constructs() {
             "unknown functor `f`",
         ),
         (
-            "#line 3\n",
+            "#foo 3\n",
             "bad.dl:1:1:",
-            "unsupported preprocessor directive",
+            "unsupported preprocessor directive `#foo`",
         ),
         (
             ".decl a(x: number)\n.output a(IO=sqlite)\n",
@@ -1645,6 +1645,57 @@ fn preprocessor_defines_macros_and_conditionals() {
         e.contains("bad.dl:3:3:") && e.contains("macro F takes 1 arguments"),
         "{e}"
     );
+}
+
+#[test]
+fn preprocessor_stringizes_pastes_and_renumbers_lines() {
+    // `#x` spells the argument (blanks made one space, strings with their
+    // escapes), `##` pastes tokens (an empty argument pastes nothing),
+    // `#pragma` is ignored, RAM_DOMAIN_SIZE is mcpp's -DRAM_DOMAIN_SIZE=32
+    let src = r#"
+#define STR(x) #x
+#define CAT(a, b) a ## b
+#define REL(n) CAT(rel_, n)
+#define THREE(a, b) a ## b ## 3
+#pragma once
+#pragma anything at all
+.decl REL(names)(s: symbol)
+.output rel_names
+REL(names)(STR( malloc )).
+REL(names)(STR(a  +  "b\n")).
+REL(names)(STR()).
+.decl CAT(num, s)(n: number)
+.output nums
+nums(CAT(4, 2)). nums(THREE(1, 2)). nums(CAT(, 7)). nums(CAT(8, )).
+#if RAM_DOMAIN_SIZE == 32
+nums(RAM_DOMAIN_SIZE).
+#endif
+"#;
+    assert_eq!(run_binary(src, "rel_names"), "\na + \"b\\n\"\nmalloc\n");
+    assert_eq!(run_binary(src, "nums"), "7\n8\n32\n42\n123\n");
+    // `#line N "file"`: the next line is line N (of file)
+    let e = err(".decl a(x: number)\n#line 100\na(y) :- a(x).\n");
+    assert!(e.starts_with("bad.dl:100:3:"), "{e}");
+    let e = err(".decl a(x: number)\n#line 7 \"gen.dl\"\n\na(y) :- a(x).\n");
+    assert!(e.starts_with("gen.dl:8:3:"), "{e}");
+    for (src, what) in [
+        (
+            "#define S(x) #y\n",
+            "bad.dl:1:9: `#` not followed by a parameter in macro S",
+        ),
+        (
+            "#define P(x) ## x\n",
+            "bad.dl:1:9: `##` at either end of macro P",
+        ),
+        (
+            "#define P(a, b) a ## b\n.decl r(x: number)\nr(P(1, +)).\n",
+            "bad.dl:3:3: pasting gives `1+`, which is not one token",
+        ),
+        ("#line x\n", "bad.dl:1:1: #line needs a line number"),
+    ] {
+        let e = err(src);
+        assert!(e.starts_with(what), "{src:?} -> {e}");
+    }
 }
 
 #[test]
