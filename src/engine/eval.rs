@@ -503,7 +503,7 @@ impl Runtime<'_> {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let base = agg.base;
         let mut sink = |env: &mut [u32]| -> Result<()> {
-            if !agg.single_atom && !seen.insert(agg.local_vars.iter().map(|v| env[*v]).collect()) {
+            if !agg.single_atom && !seen.insert(agg.distinct.iter().map(|v| env[*v]).collect()) {
                 return Ok(());
             }
             count = count.wrapping_add(1);

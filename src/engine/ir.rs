@@ -92,9 +92,12 @@ pub struct AggIr {
     pub target: Option<Expr>,
     pub body: Vec<Lit>,
     /// Aggregate over the tuples of its single atom (true) or over distinct
-    /// bindings of `local_vars` (false), as Soufflé does.
+    /// bindings of `distinct` (false), as Soufflé does.
     pub single_atom: bool,
+    /// Every variable bound only inside (nested aggregates' and record patterns' too).
     pub local_vars: Vec<usize>,
+    /// The named variables local to this level.
+    pub distinct: Vec<usize>,
 }
 
 #[derive(Clone, Debug)]

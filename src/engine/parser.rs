@@ -1124,10 +1124,12 @@ impl Parser<'_> {
             Tok::P("$") => {
                 self.bump();
                 if !matches!(self.peek(), Tok::Ident(_)) {
-                    return Err(err_at(
-                        &loc,
-                        "`$` without a branch name (the deprecated counter) is not supported; use `autoinc()`",
+                    // `$` alone: Soufflé's deprecated spelling of `autoinc()`
+                    self.out.deprecated.push((
+                        loc.clone(),
+                        "Deprecated $ symbol was used. Use functor 'autoinc()' instead.".into(),
                     ));
+                    return Ok(Term::Call("autoinc".into(), vec![], loc));
                 }
                 // `$inst.C`: a branch declared in a component instance
                 let name = self.name()?;

@@ -36,7 +36,7 @@ pub struct AggPlan {
     pub steps: Vec<Step>,
     /// See `AggIr::single_atom`.
     pub single_atom: bool,
-    pub local_vars: Vec<usize>,
+    pub distinct: Vec<usize>,
 }
 
 /// An index a plan reads: relation `rel`, keyed on columns `cols`.
@@ -594,7 +594,7 @@ impl Planner<'_> {
                     op,
                     base,
                     single_atom,
-                    ref local_vars,
+                    ref distinct,
                     ..
                 } = **agg;
                 Expr::Agg(Box::new(AggPlan {
@@ -603,7 +603,7 @@ impl Planner<'_> {
                     target,
                     steps,
                     single_atom,
-                    local_vars: local_vars.clone(),
+                    distinct: distinct.clone(),
                 }))
             }
             Expr::Bin(op, b, x, y) => Expr::Bin(
