@@ -1775,6 +1775,21 @@ nums(RAM_DOMAIN_SIZE).
 "#;
     assert_eq!(run_binary(src, "rel_names"), "\na + \"b\\n\"\nmalloc\n");
     assert_eq!(run_binary(src, "nums"), "7\n8\n32\n42\n123\n");
+    // an argument is expanded before substitution unless `#` takes it;
+    // __LINE__ is the line of the use, after `#line` too
+    let src = r#"#define STR(x) #x
+#define XSTR(x) STR(x)
+#define N 3
+#define L __LINE__
+.decl s(x: symbol) .output s
+s(STR(N)). s(XSTR(N)). s(STR(L)). s(__FILE__).
+.decl n(x: number) .output n
+n(__LINE__). n(L).
+#line 50
+n(L).
+"#;
+    assert_eq!(run_binary(src, "s"), "3\nL\nN\np.dl\n");
+    assert_eq!(run_binary(src, "n"), "8\n50\n");
     // `#line N "file"`: the next line is line N (of file)
     let e = err(".decl a(x: number)\n#line 100\na(y) :- a(x).\n");
     assert!(e.starts_with("bad.dl:100:3:"), "{e}");

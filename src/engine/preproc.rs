@@ -2,7 +2,8 @@
 //! tokens: `#include` (spliced through a callback, so included files share
 //! the macros), `#define` (object-like and function-like macros), `#undef`,
 //! and the conditionals `#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`,
-//! `#endif`, `#line` and `#pragma` (ignored); `#` and `##` in macro bodies.
+//! `#endif`, `#line` and `#pragma` (ignored); `#` and `##` in macro bodies;
+//! `__LINE__` and `__FILE__`.
 //! Expanded tokens take the position of the macro's use.
 
 use std::collections::{HashMap, HashSet};
@@ -114,16 +115,29 @@ pub fn run(toks: Vec<Token>, macros: &mut Macros, include: &mut IncludeFn) -> Re
                 let mut hide = HashSet::new();
                 for (tok, space) in expand(&toks, macros, &mut hide, &t.loc)? {
                     out.push(Token {
-                        tok,
+                        tok: builtin(tok, &t.loc),
                         loc: t.loc.clone(),
                         space,
                     });
                 }
             }
-            _ => out.push(t),
+            _ => {
+                t.tok = builtin(t.tok, &t.loc);
+                out.push(t);
+            }
         }
     }
     Ok(out)
+}
+
+/// mcpp's `__LINE__` and `__FILE__` where they are used (this engine's name
+/// of the file; Soufflé's mcpp gives its absolute path).
+fn builtin(tok: Tok, loc: &Loc) -> Tok {
+    match &tok {
+        Tok::Ident(n) if n == "__LINE__" => Tok::Int(loc.line.to_string(), false),
+        Tok::Ident(n) if n == "__FILE__" => Tok::Str(loc.file.to_string()),
+        _ => tok,
+    }
 }
 
 /// The numbering `#line N "file"` sets: the line after the directive is `N`
