@@ -14,7 +14,6 @@ use super::ast::*;
 use super::lexer::{Tok, Token, lex};
 use super::preproc::{self, Macros};
 
-/// Names that are functors, not relations, when followed by `(`.
 /// Soufflé 2.5's keywords (its scanner's reserved identifiers).
 const RESERVED: [&str; 47] = [
     "as",
@@ -66,6 +65,7 @@ const RESERVED: [&str; 47] = [
     "true",
 ];
 
+/// Names that are functors, not relations, when followed by `(`.
 const FUNCTORS: [&str; 15] = [
     "cat",
     "strlen",
@@ -846,25 +846,31 @@ impl Parser<'_> {
         let mut acc: Vec<Vec<Literal>> = vec![vec![]];
         loop {
             let unit = self.unit()?;
-            let mut next = Vec::with_capacity(acc.len() * unit.len());
-            for a in &acc {
-                for u in &unit {
-                    let mut v = a.clone();
-                    v.extend(u.iter().cloned());
-                    next.push(v);
-                }
-            }
-            acc = next;
-            if acc.len() > 4096 {
-                return Err(err_at(
-                    &self.loc(),
-                    "disjunction expands to too many clauses",
-                ));
-            }
+            acc = self.and(&acc, &unit)?;
             if !self.eat(",") {
                 return Ok(acc);
             }
         }
+    }
+
+    /// The conjunction of two bodies in disjunctive form: every alternative of
+    /// `a` with every alternative of `b`.
+    fn and(&self, a: &[Vec<Literal>], b: &[Vec<Literal>]) -> Result<Vec<Vec<Literal>>> {
+        if a.len() * b.len() > 4096 {
+            return Err(err_at(
+                &self.loc(),
+                "disjunction expands to too many clauses",
+            ));
+        }
+        let mut out = Vec::with_capacity(a.len() * b.len());
+        for x in a {
+            for y in b {
+                let mut v = x.clone();
+                v.extend(y.iter().cloned());
+                out.push(v);
+            }
+        }
+        Ok(out)
     }
 
     fn is_paren_body(&self) -> bool {
@@ -913,21 +919,10 @@ impl Parser<'_> {
         if self.eat("!") {
             // any body term may be negated (Soufflé's grammar): by De Morgan, the
             // negation of alternatives is the conjunction of their negations
-            let inner = self.unit()?;
             let mut acc: Vec<Vec<Literal>> = vec![vec![]];
-            for alt in inner {
-                let mut next = Vec::with_capacity(acc.len() * alt.len());
-                for a in &acc {
-                    for lit in &alt {
-                        let mut v = a.clone();
-                        v.push(negated(lit.clone()));
-                        next.push(v);
-                    }
-                }
-                acc = next;
-                if acc.len() > 4096 {
-                    return Err(err_at(&self.loc(), "negation expands to too many clauses"));
-                }
+            for alt in self.unit()? {
+                let negs: Vec<Vec<Literal>> = alt.into_iter().map(|l| vec![negated(l)]).collect();
+                acc = self.and(&acc, &negs)?;
             }
             return Ok(acc);
         }

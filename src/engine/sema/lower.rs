@@ -529,25 +529,7 @@ impl Lower<'_> {
                 "aggregate body must contain at least one relation atom",
             ));
         }
-        // Soufflé materialises the body into a relation of its named local
-        // variables (so aggregates over their distinct bindings) unless it is
-        // one atom without a repeated variable, a nested aggregate or `range`.
-        let mut nested = false;
-        for l in &agg.body {
-            lit_terms(l).iter().for_each(|t| visit_aggs(t, &mut nested));
-        }
-        if let Some(tg) = &agg.target {
-            visit_aggs(tg, &mut nested);
-        }
-        let repeats = atoms.len() == 1 && {
-            let mut names = Vec::new();
-            atoms[0].args.iter().for_each(|t| all_vars(t, &mut names));
-            let n = names.len();
-            names.sort();
-            names.dedup();
-            names.len() != n
-        };
-        let single_atom = atoms.len() == 1 && !nested && !generates && !repeats;
+        let single_atom = !materialised(agg, &atoms, generates);
         local_vars.extend(records.iter().map(|(v, _)| *v));
         Ok(AggIr {
             op: agg.op,
@@ -587,6 +569,29 @@ impl Lower<'_> {
         }
         locals
     }
+}
+
+/// Whether Soufflé materialises the aggregate's body into a relation of its
+/// named local variables (so that it aggregates over their distinct
+/// bindings): unless the body is one atom without a repeated variable, a
+/// nested aggregate or `range`.
+fn materialised(agg: &Aggregate, atoms: &[&Atom], generates: bool) -> bool {
+    let mut nested = false;
+    for l in &agg.body {
+        lit_terms(l).iter().for_each(|t| visit_aggs(t, &mut nested));
+    }
+    if let Some(tg) = &agg.target {
+        visit_aggs(tg, &mut nested);
+    }
+    let [atom] = atoms else {
+        return true;
+    };
+    let mut names = Vec::new();
+    atom.args.iter().for_each(|t| all_vars(t, &mut names));
+    let n = names.len();
+    names.sort();
+    names.dedup();
+    nested || generates || names.len() != n
 }
 
 /// An integer literal, typed by its context: `number` unless `unsigned` or `float` is expected.
