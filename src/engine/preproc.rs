@@ -7,6 +7,7 @@
 //! Expanded tokens take the position of the macro's use.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use anyhow::Result;
 
@@ -68,10 +69,11 @@ pub fn run(toks: Vec<Token>, macros: &mut Macros, include: &mut IncludeFn) -> Re
             }
             Tok::Hash(d) => {
                 let mut line = Vec::new();
-                for x in it.by_ref() {
+                for mut x in it.by_ref() {
                     if x.tok == Tok::EndDir {
                         break;
                     }
+                    x.loc = lines.map(x.loc);
                     line.push(x);
                 }
                 if d == "line" && active {
@@ -143,7 +145,7 @@ fn builtin(tok: Tok, loc: &Loc) -> Tok {
 /// The numbering `#line N "file"` sets: the line after the directive is `N`
 /// (of `file`, when given), and the following lines count on from there.
 #[derive(Default)]
-struct LineMap(Option<(u32, u32, Option<std::sync::Arc<str>>)>);
+struct LineMap(Option<(u32, u32, Option<Arc<str>>)>);
 
 impl LineMap {
     fn map(&self, mut loc: Loc) -> Loc {
@@ -161,7 +163,7 @@ impl LineMap {
         let toks: Vec<&Tok> = line.iter().map(|t| &t.tok).collect();
         let (n, file) = match toks[..] {
             [Tok::Int(n, false)] => (n, None),
-            [Tok::Int(n, false), Tok::Str(f)] => (n, Some(std::sync::Arc::from(f.as_str()))),
+            [Tok::Int(n, false), Tok::Str(f)] => (n, Some(Arc::from(f.as_str()))),
             _ => {
                 return Err(err_at(
                     loc,
