@@ -1491,12 +1491,42 @@ fn hints_that_change_no_tuple_are_accepted() {
         e(1, 2). e(2, 3).
         p(x, y) :- e(x, y).
         p(x, z) :- p(x, y), e(y, z).
-        .plan 0:(1,2), 1:(2,1)
+        .plan 0:(2,1)
         q(x, y) :- p(x, y), x < 2.
         o(1).
     "#;
     assert_eq!(eval(src, "p"), lines(&["1\t2", "1\t3", "2\t3"]));
     assert_eq!(eval(src, "q"), lines(&["1\t2", "1\t3"]));
+    // Soufflé rejects a plan it cannot apply, in these words
+    let rules = ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n\
+                 p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n";
+    for (plan, what) in [
+        (
+            ".plan 0:(1,2), 1:(2,1)",
+            "5:18: execution plan for version 1: only versions 0..0 permitted",
+        ),
+        (
+            ".plan 0:(1,2,3)",
+            "5:9: Invalid execution order in plan (expected 2 atoms, not 3)",
+        ),
+        (
+            ".plan 0:(1,1)",
+            "5:9: Invalid execution order in plan (incomplete)",
+        ),
+    ] {
+        let e = err(&format!("{rules}{plan}\n"));
+        assert!(e.starts_with(&format!("bad.dl:{what}")), "{plan} -> {e}");
+    }
+    let e = err(".decl e(x: number)\n.decl p(x: number)\np(x) :- e(x).\n.plan 0:(1)\n");
+    assert!(
+        e.starts_with("bad.dl:4:9: Ignored execution plan for non-recursive clause"),
+        "{e}"
+    );
+    let e = err(".decl e(x: number)\ne(1).\n.plan 0:(1)\n");
+    assert!(
+        e.starts_with("bad.dl:3:1: `.plan` must follow a rule"),
+        "{e}"
+    );
     let e = err(".decl a(x: number, y: number) eqrel brie\n");
     assert!(e.contains("Multiple representation qualifiers"), "{e}");
 }

@@ -150,6 +150,18 @@ pub struct Clause {
     pub heads: Vec<Atom>,
     pub body: Vec<Literal>,
     pub loc: Loc,
+    /// The `.plan` after the rule.
+    pub plan: Vec<PlanOrder>,
+}
+
+/// `version: (atom numbers)` in a `.plan`: a join order for one version of a
+/// recursive rule (Soufflé's hint; checked, then ignored).
+#[derive(Clone, Debug)]
+pub struct PlanOrder {
+    pub version: usize,
+    pub order: Vec<usize>,
+    /// The position of its `(`.
+    pub loc: Loc,
 }
 
 #[derive(Clone, Debug)]
@@ -214,6 +226,7 @@ pub struct Subsumption {
     pub dominating: Atom,
     pub body: Vec<Literal>,
     pub loc: Loc,
+    pub plan: Vec<PlanOrder>,
 }
 
 /// A component signature `Name<A, B>` (declaration, base or instantiation).

@@ -373,8 +373,12 @@ impl Parser<'_> {
     /// Directives and clauses up to the end of the file, or up to the `}`
     /// closing a component body (`in_comp`).
     fn items(&mut self, in_comp: bool) -> Result<()> {
+        // the clauses and subsumptions from these indexes on came from the rule
+        // just read, which a `.plan` may follow
+        let mut last_rule: Option<(usize, usize)> = None;
         loop {
             let loc = self.loc();
+            let after_rule = last_rule.take();
             match self.peek().clone() {
                 Tok::Eof if !in_comp => return Ok(()),
                 Tok::P("}") if in_comp => return Ok(()),
@@ -396,7 +400,17 @@ impl Parser<'_> {
                         "output" => self.io(IoKind::Output)?,
                         "printsize" => self.io(IoKind::PrintSize)?,
                         "pragma" => self.pragma(loc)?,
-                        "plan" => self.plan()?,
+                        "plan" => {
+                            let Some((c, s)) = after_rule else {
+                                return Err(err_at(&loc, "`.plan` must follow a rule"));
+                            };
+                            let plan = self.plan()?;
+                            self.out.clauses[c..]
+                                .iter_mut()
+                                .for_each(|x| x.plan = plan.clone());
+                            let subs = &mut self.out.subsumptions[s..];
+                            subs.iter_mut().for_each(|x| x.plan = plan.clone());
+                        }
                         "limitsize" => self.limitsize(loc)?,
                         "comp" => self.component(loc)?,
                         "init" => self.init(loc)?,
@@ -410,7 +424,13 @@ impl Parser<'_> {
                         _ => return Err(err_at(&loc, format!("unsupported directive `.{d}`"))),
                     }
                 }
-                Tok::Ident(_) => self.clause()?,
+                Tok::Ident(_) => {
+                    let (c, s) = (self.out.clauses.len(), self.out.subsumptions.len());
+                    self.clause()?;
+                    let rule = self.out.subsumptions.len() > s
+                        || self.out.clauses[c..].iter().any(|x| !x.body.is_empty());
+                    last_rule = rule.then_some((c, s));
+                }
                 _ => return self.unexpected("a directive or a clause"),
             }
         }
@@ -668,23 +688,42 @@ impl Parser<'_> {
 
     /// `.plan 0:(1,2), 1:(2,1)` after a rule: accepted and not used (the
     /// planner orders every version itself; a plan changes no tuple).
-    fn plan(&mut self) -> Result<()> {
+    /// `.plan 0:(1,2), 1:(2,1)`: its orders.
+    fn plan(&mut self) -> Result<Vec<PlanOrder>> {
+        let mut orders = Vec::new();
         loop {
-            if !matches!(self.peek(), Tok::Int(..)) {
-                return self.unexpected("a rule version number");
-            }
-            self.bump();
+            let version = self.plan_number("a rule version number")?;
             self.expect(":")?;
+            let loc = self.loc();
             self.expect("(")?;
-            while !self.eat(")") {
-                if !matches!(self.peek(), Tok::Int(..) | Tok::P(",")) {
-                    return self.unexpected("an atom number");
+            let mut order = Vec::new();
+            if !self.eat(")") {
+                loop {
+                    order.push(self.plan_number("an atom number")?);
+                    if self.eat(")") {
+                        break;
+                    }
+                    self.expect(",")?;
                 }
-                self.bump();
             }
+            orders.push(PlanOrder {
+                version,
+                order,
+                loc,
+            });
             if !self.eat(",") {
-                return Ok(());
+                return Ok(orders);
             }
+        }
+    }
+
+    fn plan_number(&mut self, what: &str) -> Result<usize> {
+        match self.peek().clone() {
+            Tok::Int(n, false) if n.parse::<usize>().is_ok() => {
+                self.bump();
+                Ok(n.parse().unwrap())
+            }
+            _ => self.unexpected(what),
         }
     }
 
@@ -762,6 +801,7 @@ impl Parser<'_> {
                 heads,
                 body: vec![],
                 loc,
+                plan: vec![],
             });
             return Ok(());
         }
@@ -776,6 +816,7 @@ impl Parser<'_> {
                 heads: heads.clone(),
                 body,
                 loc: loc.clone(),
+                plan: vec![],
             });
         }
         Ok(())
@@ -793,6 +834,7 @@ impl Parser<'_> {
                 dominating: dominating.clone(),
                 body,
                 loc: loc.clone(),
+                plan: vec![],
             });
         }
         Ok(())
