@@ -276,7 +276,8 @@ fn lit_autoinc(l: &Lit) -> bool {
     }
 }
 
-fn expr_autoinc(e: &Expr) -> bool {
+/// Whether an expression calls `autoinc()` (aggregates included).
+pub fn expr_autoinc(e: &Expr) -> bool {
     match e {
         Expr::AutoInc => true,
         Expr::Var(_) | Expr::Const(_) => false,
