@@ -322,6 +322,18 @@ fn string_functors() {
 }
 
 #[test]
+fn plus_concatenates_symbols() {
+    let src = r#"
+.decl n(x: symbol, y: symbol)
+n("a", "b"). n("c", "d").
+.decl s(x: symbol) .output s
+s(x + "-" + y) :- n(x, y).
+s(z) :- n(x, _), z = x + x.
+"#;
+    assert_eq!(run_binary(src, "s"), "a-b\naa\nc-d\ncc\n");
+}
+
+#[test]
 fn to_number_follows_stoi() {
     let src = r#"
         .decl n(name: symbol, v: number)
@@ -1668,7 +1680,7 @@ fn true_false_mean_lxor_bshru_and_ipv4_literals() {
     assert!(e.contains("bad.dl:2:3: IP out of range"), "{e}");
     let e = err(".decl a(x: float)\n.decl b(x: number)\nb(1).\na(v) :- v = mean x : b(x).\n");
     assert!(e.contains("`mean` needs a float target"), "{e}");
-    let e = err(".decl s(x: symbol)\ns(\"a\" + \"b\").\n");
+    let e = err(".decl s(x: symbol)\ns(\"a\" - \"b\").\n");
     assert!(
         e.contains("bad.dl:2:") && e.contains("no valid overloads"),
         "{e}"

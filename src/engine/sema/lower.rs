@@ -392,6 +392,11 @@ impl Lower<'_> {
             Term::Str(s, _) => Expr::Const(self.symbols.intern(s)),
             Term::Bin(op, a, b, _) => {
                 let base = self.inf.ty(t, expect)?.base;
+                if base == Base::Sym {
+                    // `+` on symbols, the only operator they have
+                    let a = self.lower_term(a, Some(base))?;
+                    return Ok(Expr::Cat(vec![a, self.lower_term(b, Some(base))?]));
+                }
                 Expr::Bin(
                     *op,
                     base,
