@@ -588,6 +588,38 @@ fn dollar_is_the_deprecated_counter() {
 }
 
 #[test]
+fn aggregate_scoping_and_bodies_as_soufflé_reads_them() {
+    let src = r#"
+.decl e(x: number, y: number)
+e(1, 1). e(2, 5).
+.decl f(x: number)
+f(1). f(2). f(5).
+// the target's z is the aggregate's own: every z of f, whatever e binds
+.decl all(x: number, k: number) .output all
+all(x, k) :- e(x, z), k = sum z : { f(z) }.
+// a variable only in the body is a group key when the rule binds it
+.decl same(x: number, k: number) .output same
+same(x, k) :- e(x, z), k = count : { f(z) }.
+// a body without an atom holds once or not at all
+.decl absent(k: number) .output absent
+absent(k) :- k = count : { !f(3) }.
+// a literal written twice is one literal (one atom: its tuples are counted)
+.decl twice(k: number) .output twice
+twice(k) :- k = count : { e(_, y), e(_, y) }.
+"#;
+    assert_eq!(run_binary(src, "all"), "1\t8\n2\t8\n");
+    assert_eq!(run_binary(src, "same"), "1\t1\n2\t1\n");
+    assert_eq!(run_binary(src, "absent"), "1\n");
+    assert_eq!(run_binary(src, "twice"), "2\n");
+    let e = err(
+        ".decl e(x: number, y: number)\n.decl c(x: number, k: number)\n\
+                 c(x, k) :- e(x, z), k = max z + x : { e(z, _) }.\n",
+    );
+    // the target's x is not the rule's x, and nothing binds it
+    assert!(e.contains("Ungrounded variable"), "{e}");
+}
+
+#[test]
 fn nested_aggregates() {
     let src = r#"
 .decl e(x: number, y: number)

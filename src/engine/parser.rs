@@ -896,7 +896,8 @@ impl Parser<'_> {
     }
 
     /// The conjunction of two bodies in disjunctive form: every alternative of
-    /// `a` with every alternative of `b`.
+    /// `a` with every alternative of `b`. A literal written twice is kept once,
+    /// as Soufflé's parser does (an aggregate's count sees it).
     fn and(&self, a: &[Vec<Literal>], b: &[Vec<Literal>]) -> Result<Vec<Vec<Literal>>> {
         if a.len() * b.len() > 4096 {
             return Err(err_at(
@@ -908,7 +909,11 @@ impl Parser<'_> {
         for x in a {
             for y in b {
                 let mut v = x.clone();
-                v.extend(y.iter().cloned());
+                for l in y {
+                    if !v.iter().any(|k| same_literal(k, l)) {
+                        v.push(l.clone());
+                    }
+                }
                 out.push(v);
             }
         }

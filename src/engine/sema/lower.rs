@@ -528,12 +528,6 @@ impl Lower<'_> {
             })
             .collect();
         let generates = body.iter().any(|l| matches!(l, Lit::Range { .. }));
-        if atoms.is_empty() && !generates {
-            return Err(err_at(
-                &agg.loc,
-                "aggregate body must contain at least one relation atom",
-            ));
-        }
         let single_atom = !materialised(agg, &atoms, generates);
         local_vars.extend(records.iter().map(|(v, _)| *v));
         Ok(AggIr {
@@ -551,7 +545,7 @@ impl Lower<'_> {
         })
     }
 
-    /// The aggregate's local variables that `walk` finds in its body: the
+    /// The aggregate's local variables that `walk` finds in it: the
     /// names scoping renamed (`x@k`) that no enclosing aggregate shares.
     /// `all_vars` also finds those of nested aggregates; `term_vars_outer`
     /// only this level's, which Soufflé's materialised body keeps (a record
@@ -562,6 +556,9 @@ impl Lower<'_> {
             for t in lit_terms(l) {
                 walk(t, &mut names);
             }
+        }
+        if let Some(tg) = &agg.target {
+            walk(tg, &mut names);
         }
         let mut locals = Vec::new();
         for n in names {
@@ -579,7 +576,7 @@ impl Lower<'_> {
 /// Whether Soufflé materialises the aggregate's body into a relation of its
 /// named local variables (so that it aggregates over their distinct
 /// bindings): unless the body is one atom without a repeated variable, a
-/// nested aggregate or `range`.
+/// nested aggregate or `range`. A body without atoms gets a nullary one.
 fn materialised(agg: &Aggregate, atoms: &[&Atom], generates: bool) -> bool {
     let mut nested = false;
     for l in &agg.body {
@@ -588,8 +585,10 @@ fn materialised(agg: &Aggregate, atoms: &[&Atom], generates: bool) -> bool {
     if let Some(tg) = &agg.target {
         visit_aggs(tg, &mut nested);
     }
-    let [atom] = atoms else {
-        return true;
+    let atom = match atoms {
+        [] => return nested || generates,
+        [atom] => atom,
+        _ => return true,
     };
     let mut names = Vec::new();
     atom.args.iter().for_each(|t| all_vars(t, &mut names));

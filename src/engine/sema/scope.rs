@@ -1,6 +1,7 @@
-//! Aggregate scoping: variables local to an aggregate are renamed apart
-//! (`x` becomes `x@k`), so that two aggregates, or an aggregate and the rest of
-//! the clause, never share a variable by accident. Also the variable walks
+//! Aggregate scoping: variables local to an aggregate (those of its target,
+//! and those not used outside it) are renamed apart (`x` becomes `x@k`), so
+//! that two aggregates, or an aggregate and the rest of the clause, never
+//! share a variable by accident. Also the variable walks
 //! over the syntax tree that the other passes use.
 
 use std::collections::HashSet;
@@ -36,9 +37,15 @@ fn scope_term(t: &mut Term, outer: &HashSet<String>, fresh: &mut usize) {
         Term::Agg(agg) => {
             *fresh += 1;
             let k = *fresh;
+            // as in Soufflé, the target's variables are the aggregate's own even
+            // when the rule uses the name too (`sum z : { f(z) }` sums every z)
+            let mut target = Vec::new();
+            if let Some(tg) = &agg.target {
+                all_vars(tg, &mut target);
+            }
             let outer2 = outer.clone();
             let f = move |v: &str| {
-                if outer2.contains(v) {
+                if outer2.contains(v) && !target.iter().any(|t| t == v) {
                     None
                 } else {
                     Some(format!("{v}@{k}"))
