@@ -186,6 +186,17 @@ fn negation_of_any_body_term() {
     // (1,2): 2 has edges, 1 < 2: excluded; (2,3): 3 has an edge, 2 < 3: excluded
     assert_eq!(run_binary(src, "not_both"), "2\t1\n3\t3\n4\t9\n");
     assert_eq!(run_binary(src, "twice"), "1\n2\n3\n");
+    // a negated atom of `_` only holds when the relation is empty
+    let src = r#"
+        .decl e(x: number, y: number) .decl g(x: number, y: number) eqrel
+        .decl none(x: number, y: number) .decl n(x: number)
+        e(1, 2). g(1, 2). n(7).
+        .decl r(x: number) .output r
+        r(1) :- n(_), !e(_, _).
+        r(2) :- n(_), !g(_, _).
+        r(x) :- n(x), !none(_, _).
+    "#;
+    assert_eq!(run_binary(src, "r"), "7\n");
 }
 
 #[test]

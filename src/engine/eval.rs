@@ -223,6 +223,9 @@ impl Runtime<'_> {
                 key_values!(self, key, env, kv);
                 let r = &self.rels[*rel];
                 let present = match (index, r.eqrel()) {
+                    // `!r(_, _)`: no column to look up, the relation must be empty
+                    (None, None) if kv.is_empty() => r.row_count() > 0,
+                    (None, Some(eq)) if kv.is_empty() => eq.any(Part::All, None),
                     (None, _) => r.contains(kv),
                     (Some(ix), None) => r.has_key(self.indexes[*ix], kv),
                     (Some(_), Some(eq)) => eq.any(Part::All, Some((0, kv[0]))),

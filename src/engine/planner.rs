@@ -417,7 +417,7 @@ impl Planner<'_> {
                     return Ok(None);
                 }
                 let (index, key) = self.test_key(*rel, args, bound)?;
-                if index.is_none() {
+                if index.is_none() && !key.is_empty() {
                     self.row_sets.push(*rel);
                 }
                 Some(Step::Neg {
