@@ -611,6 +611,9 @@ all(x, k) :- e(x, z), k = sum z : { f(z) }.
 // a variable only in the body is a group key when the rule binds it
 .decl same(x: number, k: number) .output same
 same(x, k) :- e(x, z), k = count : { f(z) }.
+// a variable the rule uses but does not ground is the aggregate's own too
+.decl loose(k: number) .output loose
+loose(a) :- a < 5, a = count : { e(_, a) }.
 // a body without an atom holds once or not at all
 .decl absent(k: number) .output absent
 absent(k) :- k = count : { !f(3) }.
@@ -620,6 +623,7 @@ twice(k) :- k = count : { e(_, y), e(_, y) }.
 "#;
     assert_eq!(run_binary(src, "all"), "1\t8\n2\t8\n");
     assert_eq!(run_binary(src, "same"), "1\t1\n2\t1\n");
+    assert_eq!(run_binary(src, "loose"), "2\n");
     assert_eq!(run_binary(src, "absent"), "1\n");
     assert_eq!(run_binary(src, "twice"), "2\n");
     let e = err(
