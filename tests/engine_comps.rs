@@ -489,8 +489,10 @@ fn autoinc_inside_record_terms() {
         .type Tagged = [id: number, name: symbol]
         .decl name(n: symbol)
         name("a"). name("b"). name("c").
+        .decl numbered(i: number, n: symbol)
+        numbered(autoinc(), n) :- name(n).
         .decl tagged(t: Tagged)
-        tagged([autoinc(), n]) :- name(n).
+        tagged([i, n]) :- numbered(i, n).
         .decl ids(i: number)
         ids(i) :- tagged([i, _]).
         .decl names(n: symbol)
@@ -501,18 +503,33 @@ fn autoinc_inside_record_terms() {
     let out = run_stdout(prog, &[], "2");
     assert_eq!(section(&out, "ids"), "0\n1\n2\n");
     assert_eq!(section(&out, "names"), "a\nb\nc\n");
+    // as in Soufflé, the counter grounds nothing: neither a record holding
+    // it nor a variable equated with it has a value
+    assert_fails(
+        ".type T = [a: number]\n.decl n(x: number)\nn(1).\n.decl a(x: T)\na([autoinc()]) :- n(_).\n",
+        &["p.dl:5:3:", "Ungrounded record"],
+    );
+    assert_fails(
+        ".type E = B {a: number}\n.decl n(x: number)\nn(1).\n.decl a(x: E)\na($B(autoinc())) :- n(_).\n",
+        &["p.dl:5:3:", "Ungrounded ADT branch"],
+    );
+    assert_fails(
+        ".decl n(x: number)\nn(1).\n.decl a(x: number)\na(x) :- n(_), x = autoinc() + 1.\n",
+        &["p.dl:4:", "Ungrounded variable x"],
+    );
     // the restrictions see a call inside a record too
     assert_fails(
         ".type T = [a: number]\n.decl a(x: T)\na([autoinc()]).\n",
         &["p.dl:3:4:", "Argument in fact is not constant"],
     );
     assert_fails(
-        ".type T = [a: number]\n.decl a(x: T)\na([1]).\na([autoinc()]) :- a([1]).\n",
-        &["p.dl:4:4:", "Auto-increment functor in a recursive rule"],
+        ".type T = [a: number]\n.decl a(x: T)\na([1]).\na([autoinc() + 1]) :- a([1]), a([2]).\n",
+        &["p.dl:4:3:", "Ungrounded record"],
     );
+    // `$` is the same counter (Soufflé's deprecated spelling)
     assert_fails(
         ".decl a(x: number)\na($).\n",
-        &["p.dl:2:3:", "deprecated counter", "autoinc()"],
+        &["p.dl:2:3:", "Argument in fact is not constant"],
     );
 }
 

@@ -3,6 +3,8 @@
 
 use llfacts::engine::{Database, Program, Value};
 
+mod common;
+
 /// Evaluate `src` with the given input rows and return `rel` as tab-joined lines.
 fn eval_with(src: &str, inputs: &[(&str, &[&[&str]])], rel: &str, jobs: usize) -> Vec<String> {
     let prog = Program::from_source("test.dl", src).unwrap_or_else(|e| panic!("{e:#}"));
@@ -26,6 +28,19 @@ fn eval(src: &str, rel: &str) -> Vec<String> {
 
 fn lines(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Run `src` through the binary (`llfacts run --engine builtin`) and return
+/// `rel`'s output file.
+fn run_binary(src: &str, rel: &str) -> String {
+    let t = tempfile::tempdir().unwrap();
+    common::write_file(t.path(), "p.dl", src);
+    let o = common::run_in(
+        &["run", "p.dl", "-D", "out", "--engine", "builtin"],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", common::stderr_text(&o));
+    common::read_file(t.path(), &format!("out/{rel}.csv"))
 }
 
 fn err(src: &str) -> String {
@@ -148,6 +163,40 @@ fn negation() {
         c(x) :- a(x), !b(x, _).
     "#;
     assert_eq!(eval(src, "c"), lines(&["1", "3"]));
+}
+
+#[test]
+fn negation_of_any_body_term() {
+    // Soufflé's De Morgan: !(x < y) is x >= y; !(A, B) is !A ; !B; !(A ; B) is
+    // !A, !B; !!A is A
+    let src = r#"
+        .decl e(x: number, y: number)
+        e(1, 2). e(2, 1). e(2, 3). e(3, 3). e(4, 9).
+        .decl ge(x: number, y: number) .output ge
+        ge(x, y) :- e(x, y), !(x < y).
+        .decl lone(x: number, y: number) .output lone
+        lone(x, y) :- e(x, y), !(e(y, x) ; y = 9).
+        .decl not_both(x: number, y: number) .output not_both
+        not_both(x, y) :- e(x, y), !(e(y, _), x < y).
+        .decl twice(x: number) .output twice
+        twice(x) :- e(x, _), !!e(_, x).
+    "#;
+    assert_eq!(run_binary(src, "ge"), "2\t1\n3\t3\n");
+    assert_eq!(run_binary(src, "lone"), "2\t3\n");
+    // (1,2): 2 has edges, 1 < 2: excluded; (2,3): 3 has an edge, 2 < 3: excluded
+    assert_eq!(run_binary(src, "not_both"), "2\t1\n3\t3\n4\t9\n");
+    assert_eq!(run_binary(src, "twice"), "1\n2\n3\n");
+    // a negated atom of `_` only holds when the relation is empty
+    let src = r#"
+        .decl e(x: number, y: number) .decl g(x: number, y: number) eqrel
+        .decl none(x: number, y: number) .decl n(x: number)
+        e(1, 2). g(1, 2). n(7).
+        .decl r(x: number) .output r
+        r(1) :- n(_), !e(_, _).
+        r(2) :- n(_), !g(_, _).
+        r(x) :- n(x), !none(_, _).
+    "#;
+    assert_eq!(run_binary(src, "r"), "7\n");
 }
 
 #[test]
@@ -281,6 +330,18 @@ fn string_functors() {
         eval(src, "n"),
         lines(&["strlen\t5", "to_number\t-17", "to_number_hex\t16"])
     );
+}
+
+#[test]
+fn plus_concatenates_symbols() {
+    let src = r#"
+.decl n(x: symbol, y: symbol)
+n("a", "b"). n("c", "d").
+.decl s(x: symbol) .output s
+s(x + "-" + y) :- n(x, y).
+s(z) :- n(x, _), z = x + x.
+"#;
+    assert_eq!(run_binary(src, "s"), "a-b\naa\nc-d\ncc\n");
 }
 
 #[test]
@@ -492,6 +553,140 @@ fn aggregate_over_a_single_atom_counts_tuples() {
     "#;
     // two tuples have y = 5; the sum runs over the three tuples: 5 + 5 + 6.
     assert_eq!(eval(src, "r"), lines(&["2\t16"]));
+}
+
+#[test]
+fn aggregate_over_one_atom_with_a_repeated_variable_counts_bindings() {
+    // one atom with a repeated variable, a nested aggregate or `range`: over
+    // the distinct bindings of the named local variables, not over tuples
+    let src = r#"
+.decl e(x: number, y: number, z: number)
+e(1, 1, 5). e(1, 1, 6). e(1, 2, 7). e(2, 2, 8).
+.decl n(x: number)
+n(1). n(2).
+.decl loops(k: number) .output loops
+loops(k) :- k = count : { e(y, y, _) }.
+.decl self(x: number, k: number) .output self
+self(x, k) :- n(x), k = count : { e(x, x, _) }.
+.decl tuples(k: number) .output tuples
+tuples(k) :- k = count : { e(y, _, _) }.
+"#;
+    // y = 1 (twice) and y = 2: two bindings; x = 1 and x = 2 bind nothing local
+    assert_eq!(run_binary(src, "loops"), "2\n");
+    assert_eq!(run_binary(src, "self"), "1\t1\n2\t1\n");
+    assert_eq!(run_binary(src, "tuples"), "4\n");
+}
+
+#[test]
+fn dollar_is_the_deprecated_counter() {
+    let t = tempfile::tempdir().unwrap();
+    let src = ".decl e(x: symbol)\ne(\"a\"). e(\"b\").\n.decl c(x: symbol, k: number)\n\
+               .output c\nc(x, $) :- e(x).\n";
+    common::write_file(t.path(), "p.dl", src);
+    let o = common::run_in(&["run", "p.dl", "-D", "-", "--engine", "builtin"], t.path());
+    assert!(o.status.success(), "{}", common::stderr_text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // two distinct numbers from 0, in this engine's order
+    assert!(
+        out.contains("a\t0\nb\t1\n") || out.contains("a\t1\nb\t0\n"),
+        "{out}"
+    );
+    assert_eq!(
+        common::stderr_text(&o),
+        "Warning: Deprecated $ symbol was used. Use functor 'autoinc()' instead. \
+         in file p.dl at line 5\nc(x, $) :- e(x).\n-----^-----------\n"
+    );
+}
+
+#[test]
+fn aggregate_scoping_and_bodies_as_soufflé_reads_them() {
+    let src = r#"
+.decl e(x: number, y: number)
+e(1, 1). e(2, 5).
+.decl f(x: number)
+f(1). f(2). f(5).
+// the target's z is the aggregate's own: every z of f, whatever e binds
+.decl all(x: number, k: number) .output all
+all(x, k) :- e(x, z), k = sum z : { f(z) }.
+// a variable only in the body is a group key when the rule binds it
+.decl same(x: number, k: number) .output same
+same(x, k) :- e(x, z), k = count : { f(z) }.
+// a variable the rule uses but does not ground is the aggregate's own too
+.decl loose(k: number) .output loose
+loose(a) :- a < 5, a = count : { e(_, a) }.
+// a body without an atom holds once or not at all
+.decl absent(k: number) .output absent
+absent(k) :- k = count : { !f(3) }.
+// a literal written twice is one literal (one atom: its tuples are counted)
+.decl twice(k: number) .output twice
+twice(k) :- k = count : { e(_, y), e(_, y) }.
+"#;
+    assert_eq!(run_binary(src, "all"), "1\t8\n2\t8\n");
+    assert_eq!(run_binary(src, "same"), "1\t1\n2\t1\n");
+    assert_eq!(run_binary(src, "loose"), "2\n");
+    assert_eq!(run_binary(src, "absent"), "1\n");
+    assert_eq!(run_binary(src, "twice"), "2\n");
+    let e = err(
+        ".decl e(x: number, y: number)\n.decl c(x: number, k: number)\n\
+                 c(x, k) :- e(x, z), k = max z + x : { e(z, _) }.\n",
+    );
+    // the target's x is not the rule's x, and nothing binds it
+    assert!(e.contains("Ungrounded variable"), "{e}");
+}
+
+#[test]
+fn nested_aggregates() {
+    let src = r#"
+.decl e(x: number, y: number)
+e(1, 2). e(1, 3). e(2, 3). e(3, 4). e(3, 5). e(3, 6).
+.decl n(x: number)
+n(x) :- e(x, _).
+n(y) :- e(_, y).
+// the most successors among x's successors
+.decl widest(x: number, k: number) .output widest
+widest(x, k) :- e(x, _), k = max c : { e(x, y), c = count : { e(y, _) } }.
+// an aggregate as the target
+.decl two_step(x: number, k: number) .output two_step
+two_step(x, k) :- n(x), k = sum (count : { e(y, _) }) : { e(x, y) }.
+// three levels; the innermost reads x of the outer clause and y of its parent
+.decl deep(x: number, k: number) .output deep
+deep(x, k) :- n(x), x < 3, k = count : { e(x, y), count : { e(y, z), z > x } > 1 }.
+.decl top(k: number) .output top
+top(k) :- k = max a : { n(x), a = sum b : { e(x, y), b = count : { e(y, _) } } }.
+"#;
+    assert_eq!(run_binary(src, "widest"), "1\t3\n2\t3\n3\t0\n");
+    // 1: 1 + 3; 2: 3; 3: 0 + 0 + 0; sinks: 0
+    assert_eq!(
+        run_binary(src, "two_step"),
+        "1\t4\n2\t3\n3\t0\n4\t0\n5\t0\n6\t0\n"
+    );
+    // x = 1: y = 3 has 4, 5, 6 above 1; x = 2: y = 3 has 4, 5, 6 above 2
+    assert_eq!(run_binary(src, "deep"), "1\t1\n2\t1\n");
+    assert_eq!(run_binary(src, "top"), "4\n");
+    // recursion through a nested aggregate cannot be stratified
+    let e = err(".decl e(x: number, y: number)\n.decl r(x: number)\nr(1).\n\
+                 r(k) :- r(x), k = count : { e(x, y), count : { r(y) } > 0 }.\n");
+    assert!(e.contains("Unable to stratify relation(s) {r}"), "{e}");
+}
+
+#[test]
+fn record_patterns_in_an_aggregate_over_several_atoms() {
+    // over the distinct bindings of the named variables (a pattern's record
+    // is not one of them), as Soufflé's materialised body
+    let src = r#"
+.type P = [a: number, b: number]
+.decl p(r: P)
+p([1, 2]). p([2, 1]). p([3, 3]). p([4, 5]). p([4, 6]).
+.decl n(x: number)
+n(1). n(4).
+.decl mutual(k: number) .output mutual
+mutual(k) :- k = count : { p([x, y]), p([y, x]) }.
+.decl firsts(k: number) .output firsts
+firsts(k) :- k = sum x : { p([x, _]), n(x) }.
+"#;
+    // (1,2), (2,1), (3,3); x = 1 and x = 4 once each, though [4, _] twice
+    assert_eq!(run_binary(src, "mutual"), "3\n");
+    assert_eq!(run_binary(src, "firsts"), "5\n");
 }
 
 #[test]
@@ -927,7 +1122,11 @@ fn error_unsupported_constructs() {
             "bad.dl:1:20:",
             "unsupported relation qualifier `fancy`",
         ),
-        (".decl a(x: number)\na($).\n", "bad.dl:2:3:", "`$`"),
+        (
+            ".decl a(x: number)\na($).\n",
+            "bad.dl:2:3:",
+            "Argument in fact is not constant",
+        ),
         (
             ".decl a(x: number)\na(x) :- a(y), x = mean y : a(y).\n",
             "bad.dl:2:19:",
@@ -939,9 +1138,9 @@ fn error_unsupported_constructs() {
             "unknown functor `f`",
         ),
         (
-            "#line 3\n",
+            "#foo 3\n",
             "bad.dl:1:1:",
-            "unsupported preprocessor directive",
+            "unsupported preprocessor directive `#foo`",
         ),
         (
             ".decl a(x: number)\n.output a(IO=sqlite)\n",
@@ -951,6 +1150,27 @@ fn error_unsupported_constructs() {
     ] {
         let e = err(src);
         assert!(e.starts_with(at) && e.contains(what), "{src:?} -> {e}");
+    }
+}
+
+#[test]
+fn soufflé_keywords_are_not_names() {
+    // Soufflé's scanner reserves them: `count` as an attribute is its syntax error
+    for (src, at, word) in [
+        (".decl a(count: number)\n", "bad.dl:1:9:", "`count`"),
+        (".decl input(x: number)\n", "bad.dl:1:7:", "`input`"),
+        (".type range <: number\n", "bad.dl:1:7:", "`range`"),
+        (
+            ".decl a(x: number)\n.decl b(x: number)\na(band) :- b(band).\n",
+            "bad.dl:3:3:",
+            "`band`",
+        ),
+    ] {
+        let e = err(src);
+        assert!(
+            e.starts_with(at) && e.contains(&format!("{word} is a reserved word")),
+            "{src:?} -> {e}"
+        );
     }
 }
 
@@ -1330,12 +1550,42 @@ fn hints_that_change_no_tuple_are_accepted() {
         e(1, 2). e(2, 3).
         p(x, y) :- e(x, y).
         p(x, z) :- p(x, y), e(y, z).
-        .plan 0:(1,2), 1:(2,1)
+        .plan 0:(2,1)
         q(x, y) :- p(x, y), x < 2.
         o(1).
     "#;
     assert_eq!(eval(src, "p"), lines(&["1\t2", "1\t3", "2\t3"]));
     assert_eq!(eval(src, "q"), lines(&["1\t2", "1\t3"]));
+    // Soufflé rejects a plan it cannot apply, in these words
+    let rules = ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n\
+                 p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n";
+    for (plan, what) in [
+        (
+            ".plan 0:(1,2), 1:(2,1)",
+            "5:18: execution plan for version 1: only versions 0..0 permitted",
+        ),
+        (
+            ".plan 0:(1,2,3)",
+            "5:9: Invalid execution order in plan (expected 2 atoms, not 3)",
+        ),
+        (
+            ".plan 0:(1,1)",
+            "5:9: Invalid execution order in plan (incomplete)",
+        ),
+    ] {
+        let e = err(&format!("{rules}{plan}\n"));
+        assert!(e.starts_with(&format!("bad.dl:{what}")), "{plan} -> {e}");
+    }
+    let e = err(".decl e(x: number)\n.decl p(x: number)\np(x) :- e(x).\n.plan 0:(1)\n");
+    assert!(
+        e.starts_with("bad.dl:4:9: Ignored execution plan for non-recursive clause"),
+        "{e}"
+    );
+    let e = err(".decl e(x: number)\ne(1).\n.plan 0:(1)\n");
+    assert!(
+        e.starts_with("bad.dl:3:1: `.plan` must follow a rule"),
+        "{e}"
+    );
     let e = err(".decl a(x: number, y: number) eqrel brie\n");
     assert!(e.contains("Multiple representation qualifiers"), "{e}");
 }
@@ -1477,7 +1727,7 @@ fn true_false_mean_lxor_bshru_and_ipv4_literals() {
     assert!(e.contains("bad.dl:2:3: IP out of range"), "{e}");
     let e = err(".decl a(x: float)\n.decl b(x: number)\nb(1).\na(v) :- v = mean x : b(x).\n");
     assert!(e.contains("`mean` needs a float target"), "{e}");
-    let e = err(".decl s(x: symbol)\ns(\"a\" + \"b\").\n");
+    let e = err(".decl s(x: symbol)\ns(\"a\" - \"b\").\n");
     assert!(
         e.contains("bad.dl:2:") && e.contains("no valid overloads"),
         "{e}"
@@ -1586,6 +1836,72 @@ fn preprocessor_defines_macros_and_conditionals() {
         e.contains("bad.dl:3:3:") && e.contains("macro F takes 1 arguments"),
         "{e}"
     );
+}
+
+#[test]
+fn preprocessor_stringizes_pastes_and_renumbers_lines() {
+    // `#x` spells the argument (blanks made one space, strings with their
+    // escapes), `##` pastes tokens (an empty argument pastes nothing),
+    // `#pragma` is ignored, RAM_DOMAIN_SIZE is mcpp's -DRAM_DOMAIN_SIZE=32
+    let src = r#"
+#define STR(x) #x
+#define CAT(a, b) a ## b
+#define REL(n) CAT(rel_, n)
+#define THREE(a, b) a ## b ## 3
+#pragma once
+#pragma anything at all
+.decl REL(names)(s: symbol)
+.output rel_names
+REL(names)(STR( malloc )).
+REL(names)(STR(a  +  "b\n")).
+REL(names)(STR()).
+.decl CAT(num, s)(n: number)
+.output nums
+nums(CAT(4, 2)). nums(THREE(1, 2)). nums(CAT(, 7)). nums(CAT(8, )).
+#if RAM_DOMAIN_SIZE == 32
+nums(RAM_DOMAIN_SIZE).
+#endif
+"#;
+    assert_eq!(run_binary(src, "rel_names"), "\na + \"b\\n\"\nmalloc\n");
+    assert_eq!(run_binary(src, "nums"), "7\n8\n32\n42\n123\n");
+    // an argument is expanded before substitution unless `#` takes it;
+    // __LINE__ is the line of the use, after `#line` too
+    let src = r#"#define STR(x) #x
+#define XSTR(x) STR(x)
+#define N 3
+#define L __LINE__
+.decl s(x: symbol) .output s
+s(STR(N)). s(XSTR(N)). s(STR(L)). s(__FILE__).
+.decl n(x: number) .output n
+n(__LINE__). n(L).
+#line 50
+n(L).
+"#;
+    assert_eq!(run_binary(src, "s"), "3\nL\nN\np.dl\n");
+    assert_eq!(run_binary(src, "n"), "8\n50\n");
+    // `#line N "file"`: the next line is line N (of file)
+    let e = err(".decl a(x: number)\n#line 100\na(y) :- a(x).\n");
+    assert!(e.starts_with("bad.dl:100:3:"), "{e}");
+    let e = err(".decl a(x: number)\n#line 7 \"gen.dl\"\n\na(y) :- a(x).\n");
+    assert!(e.starts_with("gen.dl:8:3:"), "{e}");
+    for (src, what) in [
+        (
+            "#define S(x) #y\n",
+            "bad.dl:1:9: `#` not followed by a parameter in macro S",
+        ),
+        (
+            "#define P(x) ## x\n",
+            "bad.dl:1:9: `##` at either end of macro P",
+        ),
+        (
+            "#define P(a, b) a ## b\n.decl r(x: number)\nr(P(1, +)).\n",
+            "bad.dl:3:3: pasting gives `1+`, which is not one token",
+        ),
+        ("#line x\n", "bad.dl:1:1: #line needs a line number"),
+    ] {
+        let e = err(src);
+        assert!(e.starts_with(what), "{src:?} -> {e}");
+    }
 }
 
 #[test]

@@ -133,7 +133,7 @@ shared(e, n) :- sub(e), n = count : { within(_, e) }, n > 1.
 
 .decl unknown(id: number)
 .output unknown
-unknown(id) :- stmt(id, $Unknown).
+unknown(id) :- stmt(id, $Unknown()).
 "#;
 
 #[test]
@@ -361,6 +361,14 @@ fn record_errors_name_the_location() {
         (
             "C(1) :- [1, nil] = [1, nil].",
             &["p.dl:7:9:", "Unable to deduce the record type"],
+        ),
+        // Soufflé's grammar: a branch term always has its parentheses
+        (
+            "B($Neg($Num)).",
+            &[
+                "p.dl:7:8:",
+                "branch `$Num` needs its argument list: `$Num()`",
+            ],
         ),
         (
             "C(x) :- A([x, _]), B($Neg(x)).",

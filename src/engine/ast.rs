@@ -119,6 +119,59 @@ impl Term {
     }
 }
 
+/// Whether two terms are written the same, positions aside.
+pub fn same_term(a: &Term, b: &Term) -> bool {
+    let all = |xs: &[Term], ys: &[Term]| {
+        xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same_term(x, y))
+    };
+    match (a, b) {
+        (Term::Var(x, _), Term::Var(y, _)) | (Term::Str(x, _), Term::Str(y, _)) => x == y,
+        (Term::Anon(_), Term::Anon(_)) | (Term::Nil(_), Term::Nil(_)) => true,
+        (Term::Number(x, _), Term::Number(y, _)) => x == y,
+        (Term::Unsigned(x, _), Term::Unsigned(y, _)) => x == y,
+        (Term::Float(x, _), Term::Float(y, _)) => x.to_bits() == y.to_bits(),
+        (Term::Bin(o, x1, x2, _), Term::Bin(p, y1, y2, _)) => {
+            o == p && same_term(x1, y1) && same_term(x2, y2)
+        }
+        (Term::Un(o, x, _), Term::Un(p, y, _)) => o == p && same_term(x, y),
+        (Term::Call(f, xs, _), Term::Call(g, ys, _))
+        | (Term::Branch(f, xs, _), Term::Branch(g, ys, _)) => f == g && all(xs, ys),
+        (Term::As(x, t, _), Term::As(y, u, _)) => t == u && same_term(x, y),
+        (Term::Record(xs, _), Term::Record(ys, _)) => all(xs, ys),
+        (Term::Agg(x), Term::Agg(y)) => {
+            x.op == y.op
+                && match (&x.target, &y.target) {
+                    (Some(s), Some(t)) => same_term(s, t),
+                    (None, None) => true,
+                    _ => false,
+                }
+                && x.body.len() == y.body.len()
+                && x.body.iter().zip(&y.body).all(|(k, l)| same_literal(k, l))
+        }
+        _ => false,
+    }
+}
+
+/// Whether two literals are written the same, positions aside.
+pub fn same_literal(a: &Literal, b: &Literal) -> bool {
+    let atoms = |x: &Atom, y: &Atom| {
+        x.name == y.name
+            && x.args.len() == y.args.len()
+            && x.args.iter().zip(&y.args).all(|(s, t)| same_term(s, t))
+    };
+    match (a, b) {
+        (Literal::Pos(x), Literal::Pos(y)) | (Literal::Neg(x), Literal::Neg(y)) => atoms(x, y),
+        (Literal::Cmp(o, x1, x2, _), Literal::Cmp(p, y1, y2, _)) => {
+            o == p && same_term(x1, y1) && same_term(x2, y2)
+        }
+        (Literal::Contains(m, x1, x2, _), Literal::Contains(n, y1, y2, _))
+        | (Literal::Match(m, x1, x2, _), Literal::Match(n, y1, y2, _)) => {
+            m == n && same_term(x1, y1) && same_term(x2, y2)
+        }
+        _ => false,
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Aggregate {
     pub op: AggOp,
@@ -149,6 +202,18 @@ pub enum Literal {
 pub struct Clause {
     pub heads: Vec<Atom>,
     pub body: Vec<Literal>,
+    pub loc: Loc,
+    /// The `.plan` after the rule.
+    pub plan: Vec<PlanOrder>,
+}
+
+/// `version: (atom numbers)` in a `.plan`: a join order for one version of a
+/// recursive rule (Soufflé's hint; checked, then ignored).
+#[derive(Clone, Debug)]
+pub struct PlanOrder {
+    pub version: usize,
+    pub order: Vec<usize>,
+    /// The position of its `(`.
     pub loc: Loc,
 }
 
@@ -214,6 +279,7 @@ pub struct Subsumption {
     pub dominating: Atom,
     pub body: Vec<Literal>,
     pub loc: Loc,
+    pub plan: Vec<PlanOrder>,
 }
 
 /// A component signature `Name<A, B>` (declaration, base or instantiation).

@@ -223,6 +223,9 @@ impl Runtime<'_> {
                 key_values!(self, key, env, kv);
                 let r = &self.rels[*rel];
                 let present = match (index, r.eqrel()) {
+                    // `!r(_, _)`: no column to look up, the relation must be empty
+                    (None, None) if kv.is_empty() => r.row_count() > 0,
+                    (None, Some(eq)) if kv.is_empty() => eq.any(Part::All, None),
                     (None, _) => r.contains(kv),
                     (Some(ix), None) => r.has_key(self.indexes[*ix], kv),
                     (Some(_), Some(eq)) => eq.any(Part::All, Some((0, kv[0]))),
@@ -503,7 +506,7 @@ impl Runtime<'_> {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let base = agg.base;
         let mut sink = |env: &mut [u32]| -> Result<()> {
-            if !agg.single_atom && !seen.insert(agg.local_vars.iter().map(|v| env[*v]).collect()) {
+            if !agg.single_atom && !seen.insert(agg.distinct.iter().map(|v| env[*v]).collect()) {
                 return Ok(());
             }
             count = count.wrapping_add(1);

@@ -92,9 +92,12 @@ pub struct AggIr {
     pub target: Option<Expr>,
     pub body: Vec<Lit>,
     /// Aggregate over the tuples of its single atom (true) or over distinct
-    /// bindings of `local_vars` (false), as Soufflé does.
+    /// bindings of `distinct` (false), as Soufflé does.
     pub single_atom: bool,
+    /// Every variable bound only inside (nested aggregates' and record patterns' too).
     pub local_vars: Vec<usize>,
+    /// The named variables local to this level.
+    pub distinct: Vec<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -273,7 +276,8 @@ fn lit_autoinc(l: &Lit) -> bool {
     }
 }
 
-fn expr_autoinc(e: &Expr) -> bool {
+/// Whether an expression calls `autoinc()` (aggregates included).
+pub fn expr_autoinc(e: &Expr) -> bool {
     match e {
         Expr::AutoInc => true,
         Expr::Var(_) | Expr::Const(_) => false,

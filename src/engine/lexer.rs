@@ -29,6 +29,8 @@ pub enum Tok {
 pub struct Token {
     pub tok: Tok,
     pub loc: Loc,
+    /// Blank (or a comment) right before it: `#x` keeps such blanks as one space.
+    pub space: bool,
 }
 
 const PUNCTS: [&str; 30] = [
@@ -47,6 +49,7 @@ pub fn lex(file: &Arc<str>, text: &str) -> Result<Vec<Token>> {
         col: 1,
         toks: Vec::new(),
         in_dir: false,
+        prev_end: usize::MAX,
     };
     lx.run()?;
     let eof = lx.loc(lx.line, lx.col);
@@ -54,11 +57,13 @@ pub fn lex(file: &Arc<str>, text: &str) -> Result<Vec<Token>> {
         lx.toks.push(Token {
             tok: Tok::EndDir,
             loc: eof.clone(),
+            space: true,
         });
     }
     lx.toks.push(Token {
         tok: Tok::Eof,
         loc: eof,
+        space: true,
     });
     Ok(lx.toks)
 }
@@ -74,6 +79,8 @@ struct Lexer<'a> {
     toks: Vec<Token>,
     /// Inside a preprocessor line (ended by a newline not escaped by `\`).
     in_dir: bool,
+    /// Where the last token ended.
+    prev_end: usize,
 }
 
 impl Lexer<'_> {
@@ -106,8 +113,10 @@ impl Lexer<'_> {
     }
 
     fn push(&mut self, tok: Tok, loc: Loc, end: usize) {
-        self.toks.push(Token { tok, loc });
+        let space = self.prev_end != self.i;
+        self.toks.push(Token { tok, loc, space });
         self.advance(end);
+        self.prev_end = end;
     }
 
     fn run(&mut self) -> Result<()> {
@@ -120,6 +129,7 @@ impl Lexer<'_> {
                     self.toks.push(Token {
                         tok: Tok::EndDir,
                         loc: l,
+                        space: true,
                     });
                     self.in_dir = false;
                 }
@@ -144,6 +154,10 @@ impl Lexer<'_> {
                     return Err(err_at(&l, "unterminated block comment"));
                 };
                 self.advance(self.i + 2 + k + 2);
+            } else if c == b'#' && self.in_dir {
+                // in a directive: the stringizing `#` and pasting `##` operators
+                let p = if next == Some(b'#') { "##" } else { "#" };
+                self.push(Tok::P(p), l, self.i + p.len());
             } else if c == b'#' {
                 if !at_line_start {
                     return Err(err_at(&l, "unexpected `#`"));

@@ -14,6 +14,57 @@ use super::ast::*;
 use super::lexer::{Tok, Token, lex};
 use super::preproc::{self, Macros};
 
+/// Soufflé 2.5's keywords (its scanner's reserved identifiers).
+const RESERVED: [&str; 47] = [
+    "as",
+    "autoinc",
+    "band",
+    "bnot",
+    "bor",
+    "brie",
+    "bshl",
+    "bshr",
+    "bshru",
+    "btree",
+    "btree_delete",
+    "bxor",
+    "cat",
+    "contains",
+    "count",
+    "debug_delta",
+    "eqrel",
+    "false",
+    "inline",
+    "input",
+    "land",
+    "lnot",
+    "lor",
+    "lxor",
+    "magic",
+    "match",
+    "max",
+    "mean",
+    "min",
+    "nil",
+    "no_inline",
+    "no_magic",
+    "ord",
+    "output",
+    "overridable",
+    "printsize",
+    "range",
+    "recursive_iteration_cnt",
+    "stateful",
+    "strlen",
+    "substr",
+    "sum",
+    "to_float",
+    "to_number",
+    "to_string",
+    "to_unsigned",
+    "true",
+];
+
 /// Names that are functors, not relations, when followed by `(`.
 const FUNCTORS: [&str; 15] = [
     "cat",
@@ -257,12 +308,25 @@ impl Parser<'_> {
     fn ident(&mut self) -> Result<String> {
         match self.peek().clone() {
             Tok::Ident(s) => {
+                self.not_reserved(&s)?;
                 self.bump();
                 Ok(s)
             }
             _ => self.unexpected("an identifier"),
         }
     }
+    /// Soufflé's scanner makes its keywords tokens of their own, so they are
+    /// never names (of relations, attributes, types, components or variables).
+    fn not_reserved(&self, word: &str) -> Result<()> {
+        if RESERVED.contains(&word) {
+            return Err(err_at(
+                &self.loc(),
+                format!("`{word}` is a reserved word and cannot be a name"),
+            ));
+        }
+        Ok(())
+    }
+
     /// A (possibly dotted) type or relation name: `inst.rel`. The lexer reads
     /// `.rel` as a directive token; it is part of the name when it touches
     /// the identifier before it.
@@ -309,8 +373,12 @@ impl Parser<'_> {
     /// Directives and clauses up to the end of the file, or up to the `}`
     /// closing a component body (`in_comp`).
     fn items(&mut self, in_comp: bool) -> Result<()> {
+        // the clauses and subsumptions from these indexes on came from the rule
+        // just read, which a `.plan` may follow
+        let mut last_rule: Option<(usize, usize)> = None;
         loop {
             let loc = self.loc();
+            let after_rule = last_rule.take();
             match self.peek().clone() {
                 Tok::Eof if !in_comp => return Ok(()),
                 Tok::P("}") if in_comp => return Ok(()),
@@ -332,7 +400,17 @@ impl Parser<'_> {
                         "output" => self.io(IoKind::Output)?,
                         "printsize" => self.io(IoKind::PrintSize)?,
                         "pragma" => self.pragma(loc)?,
-                        "plan" => self.plan()?,
+                        "plan" => {
+                            let Some((c, s)) = after_rule else {
+                                return Err(err_at(&loc, "`.plan` must follow a rule"));
+                            };
+                            let plan = self.plan()?;
+                            self.out.clauses[c..]
+                                .iter_mut()
+                                .for_each(|x| x.plan = plan.clone());
+                            let subs = &mut self.out.subsumptions[s..];
+                            subs.iter_mut().for_each(|x| x.plan = plan.clone());
+                        }
                         "limitsize" => self.limitsize(loc)?,
                         "comp" => self.component(loc)?,
                         "init" => self.init(loc)?,
@@ -346,7 +424,13 @@ impl Parser<'_> {
                         _ => return Err(err_at(&loc, format!("unsupported directive `.{d}`"))),
                     }
                 }
-                Tok::Ident(_) => self.clause()?,
+                Tok::Ident(_) => {
+                    let (c, s) = (self.out.clauses.len(), self.out.subsumptions.len());
+                    self.clause()?;
+                    let rule = self.out.subsumptions.len() > s
+                        || self.out.clauses[c..].iter().any(|x| !x.body.is_empty());
+                    last_rule = rule.then_some((c, s));
+                }
                 _ => return self.unexpected("a directive or a clause"),
             }
         }
@@ -604,23 +688,42 @@ impl Parser<'_> {
 
     /// `.plan 0:(1,2), 1:(2,1)` after a rule: accepted and not used (the
     /// planner orders every version itself; a plan changes no tuple).
-    fn plan(&mut self) -> Result<()> {
+    /// `.plan 0:(1,2), 1:(2,1)`: its orders.
+    fn plan(&mut self) -> Result<Vec<PlanOrder>> {
+        let mut orders = Vec::new();
         loop {
-            if !matches!(self.peek(), Tok::Int(..)) {
-                return self.unexpected("a rule version number");
-            }
-            self.bump();
+            let version = self.plan_number("a rule version number")?;
             self.expect(":")?;
+            let loc = self.loc();
             self.expect("(")?;
-            while !self.eat(")") {
-                if !matches!(self.peek(), Tok::Int(..) | Tok::P(",")) {
-                    return self.unexpected("an atom number");
+            let mut order = Vec::new();
+            if !self.eat(")") {
+                loop {
+                    order.push(self.plan_number("an atom number")?);
+                    if self.eat(")") {
+                        break;
+                    }
+                    self.expect(",")?;
                 }
-                self.bump();
             }
+            orders.push(PlanOrder {
+                version,
+                order,
+                loc,
+            });
             if !self.eat(",") {
-                return Ok(());
+                return Ok(orders);
             }
+        }
+    }
+
+    fn plan_number(&mut self, what: &str) -> Result<usize> {
+        match self.peek().clone() {
+            Tok::Int(n, false) if n.parse::<usize>().is_ok() => {
+                self.bump();
+                Ok(n.parse().unwrap())
+            }
+            _ => self.unexpected(what),
         }
     }
 
@@ -698,6 +801,7 @@ impl Parser<'_> {
                 heads,
                 body: vec![],
                 loc,
+                plan: vec![],
             });
             return Ok(());
         }
@@ -712,6 +816,7 @@ impl Parser<'_> {
                 heads: heads.clone(),
                 body,
                 loc: loc.clone(),
+                plan: vec![],
             });
         }
         Ok(())
@@ -729,6 +834,7 @@ impl Parser<'_> {
                 dominating: dominating.clone(),
                 body,
                 loc: loc.clone(),
+                plan: vec![],
             });
         }
         Ok(())
@@ -782,25 +888,36 @@ impl Parser<'_> {
         let mut acc: Vec<Vec<Literal>> = vec![vec![]];
         loop {
             let unit = self.unit()?;
-            let mut next = Vec::with_capacity(acc.len() * unit.len());
-            for a in &acc {
-                for u in &unit {
-                    let mut v = a.clone();
-                    v.extend(u.iter().cloned());
-                    next.push(v);
-                }
-            }
-            acc = next;
-            if acc.len() > 4096 {
-                return Err(err_at(
-                    &self.loc(),
-                    "disjunction expands to too many clauses",
-                ));
-            }
+            acc = self.and(&acc, &unit)?;
             if !self.eat(",") {
                 return Ok(acc);
             }
         }
+    }
+
+    /// The conjunction of two bodies in disjunctive form: every alternative of
+    /// `a` with every alternative of `b`. A literal written twice is kept once,
+    /// as Soufflé's parser does (an aggregate's count sees it).
+    fn and(&self, a: &[Vec<Literal>], b: &[Vec<Literal>]) -> Result<Vec<Vec<Literal>>> {
+        if a.len() * b.len() > 4096 {
+            return Err(err_at(
+                &self.loc(),
+                "disjunction expands to too many clauses",
+            ));
+        }
+        let mut out = Vec::with_capacity(a.len() * b.len());
+        for x in a {
+            for y in b {
+                let mut v = x.clone();
+                for l in y {
+                    if !v.iter().any(|k| same_literal(k, l)) {
+                        v.push(l.clone());
+                    }
+                }
+                out.push(v);
+            }
+        }
+        Ok(out)
     }
 
     fn is_paren_body(&self) -> bool {
@@ -846,6 +963,16 @@ impl Parser<'_> {
     }
 
     fn unit(&mut self) -> Result<Vec<Vec<Literal>>> {
+        if self.eat("!") {
+            // any body term may be negated (Soufflé's grammar): by De Morgan, the
+            // negation of alternatives is the conjunction of their negations
+            let mut acc: Vec<Vec<Literal>> = vec![vec![]];
+            for alt in self.unit()? {
+                let negs: Vec<Vec<Literal>> = alt.into_iter().map(|l| vec![negated(l)]).collect();
+                acc = self.and(&acc, &negs)?;
+            }
+            return Ok(acc);
+        }
         if self.is("(") && self.is_paren_body() {
             self.bump();
             let d = self.disjunction()?;
@@ -857,30 +984,6 @@ impl Parser<'_> {
 
     fn literal(&mut self) -> Result<Literal> {
         let loc = self.loc();
-        if self.eat("!") {
-            let l2 = self.loc();
-            if self.qualified_here() {
-                return Ok(Literal::Neg(self.atom()?));
-            }
-            if let Tok::Ident(n) = self.peek().clone()
-                && matches!(self.peek2(), Tok::P("("))
-            {
-                if n == "contains" || n == "match" {
-                    return match self.literal()? {
-                        Literal::Contains(_, a, b, l) => Ok(Literal::Contains(true, a, b, l)),
-                        Literal::Match(_, a, b, l) => Ok(Literal::Match(true, a, b, l)),
-                        _ => unreachable!(),
-                    };
-                }
-                if !FUNCTORS.contains(&n.as_str()) {
-                    return Ok(Literal::Neg(self.atom()?));
-                }
-            }
-            return Err(err_at(
-                &l2,
-                "unsupported negation: only `!relation(..)`, `!contains(..)` and `!match(..)` are supported",
-            ));
-        }
         if self.qualified_here() {
             return Ok(Literal::Pos(self.atom()?));
         }
@@ -1063,19 +1166,23 @@ impl Parser<'_> {
             Tok::P("$") => {
                 self.bump();
                 if !matches!(self.peek(), Tok::Ident(_)) {
-                    return Err(err_at(
-                        &loc,
-                        "`$` without a branch name (the deprecated counter) is not supported; use `autoinc()`",
+                    // `$` alone: Soufflé's deprecated spelling of `autoinc()`
+                    self.out.deprecated.push((
+                        loc.clone(),
+                        "Deprecated $ symbol was used. Use functor 'autoinc()' instead.".into(),
                     ));
+                    return Ok(Term::Call("autoinc".into(), vec![], loc));
                 }
                 // `$inst.C`: a branch declared in a component instance
                 let name = self.name()?;
-                let args = if self.eat("(") {
-                    self.term_list()?
-                } else {
-                    vec![]
-                };
-                Ok(Term::Branch(name, args, loc))
+                // Soufflé's grammar has no bare `$B` in a program (only in fact files)
+                if !self.eat("(") {
+                    return Err(err_at(
+                        &loc,
+                        format!("branch `${name}` needs its argument list: `${name}()`"),
+                    ));
+                }
+                Ok(Term::Branch(name, self.term_list()?, loc))
             }
             Tok::Ident(name) if name == "nil" => {
                 self.bump();
@@ -1127,6 +1234,12 @@ impl Parser<'_> {
                     }
                     return Ok(Term::Call(name, args, loc));
                 }
+                if RESERVED.contains(&name.as_str()) {
+                    return Err(err_at(
+                        &loc,
+                        format!("`{name}` is a reserved word and cannot be a name"),
+                    ));
+                }
                 Ok(Term::Var(name, loc))
             }
             _ => self.unexpected("a term"),
@@ -1174,5 +1287,26 @@ impl Parser<'_> {
             body,
             loc,
         })))
+    }
+}
+
+/// The literal that holds exactly when `lit` does not.
+fn negated(lit: Literal) -> Literal {
+    match lit {
+        Literal::Pos(a) => Literal::Neg(a),
+        Literal::Neg(a) => Literal::Pos(a),
+        Literal::Cmp(op, a, b, l) => {
+            let op = match op {
+                CmpOp::Eq => CmpOp::Ne,
+                CmpOp::Ne => CmpOp::Eq,
+                CmpOp::Lt => CmpOp::Ge,
+                CmpOp::Le => CmpOp::Gt,
+                CmpOp::Gt => CmpOp::Le,
+                CmpOp::Ge => CmpOp::Lt,
+            };
+            Literal::Cmp(op, a, b, l)
+        }
+        Literal::Contains(n, a, b, l) => Literal::Contains(!n, a, b, l),
+        Literal::Match(n, a, b, l) => Literal::Match(!n, a, b, l),
     }
 }

@@ -37,7 +37,7 @@ pub struct AggPlan {
     pub steps: Vec<Step>,
     /// See `AggIr::single_atom`.
     pub single_atom: bool,
-    pub local_vars: Vec<usize>,
+    pub distinct: Vec<usize>,
 }
 
 /// An index a plan reads: relation `rel`, keyed on columns `cols`.
@@ -444,7 +444,7 @@ impl Planner<'_> {
                     return Ok(None);
                 }
                 let (index, key) = self.test_key(*rel, args, bound)?;
-                if index.is_none() {
+                if index.is_none() && !key.is_empty() {
                     self.row_sets.push(*rel);
                 }
                 Some(Step::Neg {
@@ -621,7 +621,7 @@ impl Planner<'_> {
                     op,
                     base,
                     single_atom,
-                    ref local_vars,
+                    ref distinct,
                     ..
                 } = **agg;
                 Expr::Agg(Box::new(AggPlan {
@@ -630,7 +630,7 @@ impl Planner<'_> {
                     target,
                     steps,
                     single_atom,
-                    local_vars: local_vars.clone(),
+                    distinct: distinct.clone(),
                 }))
             }
             Expr::Bin(op, b, x, y) => Expr::Bin(

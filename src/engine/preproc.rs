@@ -2,24 +2,41 @@
 //! tokens: `#include` (spliced through a callback, so included files share
 //! the macros), `#define` (object-like and function-like macros), `#undef`,
 //! and the conditionals `#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`,
-//! `#endif`. Expanded tokens take the position of the macro's use.
+//! `#endif`, `#line` and `#pragma` (ignored); `#` and `##` in macro bodies;
+//! `__LINE__` and `__FILE__`.
+//! Expanded tokens take the position of the macro's use.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::ast::{Loc, err_at};
-use super::lexer::{Tok, Token};
+use super::lexer::{Tok, Token, lex};
+
+/// A token and whether a blank comes before it (what `#x` keeps of spacing).
+type PTok = (Tok, bool);
+
+/// Marks an empty argument next to `##` (C's placemarker); never in a body.
+const PLACEMARKER: Tok = Tok::EndDir;
 
 struct Macro {
     /// Parameter names of a function-like macro.
     params: Option<Vec<String>>,
-    body: Vec<Tok>,
+    body: Vec<PTok>,
 }
 
 /// The macros defined so far (shared by a file and those it includes).
-#[derive(Default)]
 pub struct Macros(HashMap<String, Macro>);
+
+impl Default for Macros {
+    /// Soufflé runs mcpp with `-DRAM_DOMAIN_SIZE=32` (this engine's numbers are 32-bit).
+    fn default() -> Self {
+        let body = vec![(Tok::Int("32".into(), false), true)];
+        let m = Macro { params: None, body };
+        Macros(HashMap::from([("RAM_DOMAIN_SIZE".to_string(), m)]))
+    }
+}
 
 /// Gives the tokens of an included file: (path as written, position of the `#include`).
 pub type IncludeFn<'a> = dyn FnMut(&str, &Loc, &mut Macros) -> Result<Vec<Token>> + 'a;
@@ -37,8 +54,10 @@ struct Cond {
 pub fn run(toks: Vec<Token>, macros: &mut Macros, include: &mut IncludeFn) -> Result<Vec<Token>> {
     let mut out = Vec::with_capacity(toks.len());
     let mut conds: Vec<Cond> = Vec::new();
+    let mut lines = LineMap::default();
     let mut it = toks.into_iter().peekable();
-    while let Some(t) = it.next() {
+    while let Some(mut t) = it.next() {
+        t.loc = lines.map(t.loc);
         let active = conds.last().is_none_or(|c| c.on);
         match t.tok {
             Tok::Eof => {
@@ -50,11 +69,16 @@ pub fn run(toks: Vec<Token>, macros: &mut Macros, include: &mut IncludeFn) -> Re
             }
             Tok::Hash(d) => {
                 let mut line = Vec::new();
-                for x in it.by_ref() {
+                for mut x in it.by_ref() {
                     if x.tok == Tok::EndDir {
                         break;
                     }
+                    x.loc = lines.map(x.loc);
                     line.push(x);
+                }
+                if d == "line" && active {
+                    lines.set(&t.loc, &line)?;
+                    continue;
                 }
                 directive(&d, &t.loc, line, active, &mut conds, macros)?;
             }
@@ -88,20 +112,79 @@ pub fn run(toks: Vec<Token>, macros: &mut Macros, include: &mut IncludeFn) -> Re
                         return Err(err_at(&t.loc, format!("unterminated call of macro {name}")));
                     }
                 }
-                let mut toks = vec![t.tok.clone()];
-                toks.extend(rest.into_iter().map(|x| x.tok));
+                let mut toks = vec![(t.tok.clone(), t.space)];
+                toks.extend(rest.into_iter().map(|x| (x.tok, x.space)));
                 let mut hide = HashSet::new();
-                for tok in expand(&toks, macros, &mut hide, &t.loc)? {
+                for (tok, space) in expand(&toks, macros, &mut hide, &t.loc)? {
                     out.push(Token {
-                        tok,
+                        tok: builtin(tok, &t.loc),
                         loc: t.loc.clone(),
+                        space,
                     });
                 }
             }
-            _ => out.push(t),
+            _ => {
+                t.tok = builtin(t.tok, &t.loc);
+                out.push(t);
+            }
         }
     }
     Ok(out)
+}
+
+/// mcpp's `__LINE__` and `__FILE__` where they are used (this engine's name
+/// of the file; Soufflé's mcpp gives its absolute path).
+fn builtin(tok: Tok, loc: &Loc) -> Tok {
+    match &tok {
+        Tok::Ident(n) if n == "__LINE__" => Tok::Int(loc.line.to_string(), false),
+        Tok::Ident(n) if n == "__FILE__" => Tok::Str(loc.file.to_string()),
+        _ => tok,
+    }
+}
+
+/// The numbering `#line N "file"` sets: the line after the directive is `N`
+/// (of `file`, when given), and the following lines count on from there.
+#[derive(Default)]
+struct LineMap(Option<(u32, u32, Option<Arc<str>>)>);
+
+impl LineMap {
+    fn map(&self, mut loc: Loc) -> Loc {
+        if let Some((from, to, file)) = &self.0 {
+            loc.line = loc.line.wrapping_sub(*from).wrapping_add(*to);
+            if let Some(f) = file {
+                loc.file = f.clone();
+            }
+        }
+        loc
+    }
+
+    /// `#line N` or `#line N "file"` at `loc` (already mapped).
+    fn set(&mut self, loc: &Loc, line: &[Token]) -> Result<()> {
+        let toks: Vec<&Tok> = line.iter().map(|t| &t.tok).collect();
+        let (n, file) = match toks[..] {
+            [Tok::Int(n, false)] => (n, None),
+            [Tok::Int(n, false), Tok::Str(f)] => (n, Some(Arc::from(f.as_str()))),
+            _ => {
+                return Err(err_at(
+                    loc,
+                    "#line needs a line number and an optional file name",
+                ));
+            }
+        };
+        let n: u32 = n
+            .parse()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| err_at(loc, format!("#line: bad line number {n}")))?;
+        // the raw line after the directive: undo this map's shift for the directive's line
+        let raw = match &self.0 {
+            Some((from, to, _)) => loc.line.wrapping_sub(*to).wrapping_add(*from),
+            None => loc.line,
+        };
+        let file = file.or_else(|| self.0.as_ref().and_then(|m| m.2.clone()));
+        self.0 = Some((raw + 1, n, file));
+        Ok(())
+    }
 }
 
 fn directive(
@@ -149,6 +232,8 @@ fn directive(
             macros.0.remove(&name(&line)?);
         }
         "error" => return Err(err_at(loc, "#error")),
+        // mcpp hands pragmas on and Soufflé's scanner drops them
+        "pragma" => {}
         _ => {
             return Err(err_at(
                 loc,
@@ -165,15 +250,12 @@ fn define(line: Vec<Token>, loc: &Loc, macros: &mut Macros) -> Result<()> {
     let Some(Token {
         tok: Tok::Ident(name),
         loc: nl,
+        ..
     }) = it.next()
     else {
         return Err(err_at(loc, "#define needs a macro name"));
     };
-    let glued = it.peek().is_some_and(|t| {
-        t.tok == Tok::P("(")
-            && t.loc.line == nl.line
-            && t.loc.col as usize == nl.col as usize + name.chars().count()
-    });
+    let glued = it.peek().is_some_and(|t| t.tok == Tok::P("(") && !t.space);
     let mut params = None;
     if glued {
         it.next();
@@ -192,7 +274,22 @@ fn define(line: Vec<Token>, loc: &Loc, macros: &mut Macros) -> Result<()> {
         }
         params = Some(ps);
     }
-    let body = it.map(|t| t.tok).collect();
+    let body: Vec<PTok> = it.map(|t| (t.tok, t.space)).collect();
+    let paste = Tok::P("##");
+    if body.first().is_some_and(|t| t.0 == paste) || body.last().is_some_and(|t| t.0 == paste) {
+        return Err(err_at(&nl, format!("`##` at either end of macro {name}")));
+    }
+    if let Some(ps) = &params {
+        let is_param = |t: Option<&PTok>| matches!(t, Some((Tok::Ident(p), _)) if ps.contains(p));
+        for (k, t) in body.iter().enumerate() {
+            if t.0 == Tok::P("#") && !is_param(body.get(k + 1)) {
+                return Err(err_at(
+                    &nl,
+                    format!("`#` not followed by a parameter in macro {name}"),
+                ));
+            }
+        }
+    }
     macros.0.insert(name, Macro { params, body });
     Ok(())
 }
@@ -200,29 +297,29 @@ fn define(line: Vec<Token>, loc: &Loc, macros: &mut Macros) -> Result<()> {
 /// Expand the macros in `toks` (fully, rescanning), except those in `hide`
 /// (being expanded already, which stops recursion as in C).
 fn expand(
-    toks: &[Tok],
+    toks: &[PTok],
     macros: &Macros,
     hide: &mut HashSet<String>,
     loc: &Loc,
-) -> Result<Vec<Tok>> {
+) -> Result<Vec<PTok>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        let t = &toks[i];
+        let (t, space) = &toks[i];
         i += 1;
         let Tok::Ident(name) = t else {
-            out.push(t.clone());
+            out.push(toks[i - 1].clone());
             continue;
         };
         let Some(m) = macros.0.get(name).filter(|_| !hide.contains(name)) else {
-            out.push(t.clone());
+            out.push(toks[i - 1].clone());
             continue;
         };
-        let body = match &m.params {
-            None => m.body.clone(),
+        let mut body = match &m.params {
+            None => paste_all(m.body.clone(), loc)?,
             Some(params) => {
-                if toks.get(i) != Some(&Tok::P("(")) {
-                    out.push(t.clone());
+                if toks.get(i).map(|x| &x.0) != Some(&Tok::P("(")) {
+                    out.push(toks[i - 1].clone());
                     continue;
                 }
                 let (args, next) = call_args(toks, i, loc, name)?;
@@ -237,23 +334,13 @@ fn expand(
                         ),
                     ));
                 }
-                let mut expanded = Vec::new();
-                for a in &args {
-                    expanded.push(expand(a, macros, hide, loc)?);
-                }
-                let mut b = Vec::new();
-                for x in &m.body {
-                    match x {
-                        Tok::Ident(p) if params.contains(p) => {
-                            let k = params.iter().position(|q| q == p).unwrap();
-                            b.extend(expanded[k].iter().cloned());
-                        }
-                        _ => b.push(x.clone()),
-                    }
-                }
-                b
+                let b = substitute(&m.body, params, &args, macros, hide, loc)?;
+                paste_all(b, loc)?
             }
         };
+        if let Some(first) = body.first_mut() {
+            first.1 = *space;
+        }
         hide.insert(name.clone());
         out.extend(expand(&body, macros, hide, loc)?);
         hide.remove(name);
@@ -261,13 +348,140 @@ fn expand(
     Ok(out)
 }
 
+/// A function-like macro's body with its parameters replaced: `#p` by the
+/// argument's text as a string, `p` next to `##` by the argument as written
+/// (a placemarker when empty), any other `p` by the expanded argument.
+fn substitute(
+    body: &[PTok],
+    params: &[String],
+    args: &[Vec<PTok>],
+    macros: &Macros,
+    hide: &mut HashSet<String>,
+    loc: &Loc,
+) -> Result<Vec<PTok>> {
+    let param = |t: &Tok| match t {
+        Tok::Ident(p) => params.iter().position(|q| q == p),
+        _ => None,
+    };
+    let paste = Tok::P("##");
+    let mut b = Vec::new();
+    let mut k = 0;
+    while k < body.len() {
+        let (t, space) = &body[k];
+        if *t == Tok::P("#") {
+            // `define` checked that a parameter follows
+            let a = param(&body[k + 1].0).unwrap();
+            b.push((Tok::Str(stringify(&args[a])), *space));
+            k += 2;
+            continue;
+        }
+        k += 1;
+        let Some(a) = param(t) else {
+            b.push((t.clone(), *space));
+            continue;
+        };
+        let pasted =
+            body.get(k).is_some_and(|x| x.0 == paste) || (k >= 2 && body[k - 2].0 == paste);
+        let mut arg = if pasted {
+            args[a].clone()
+        } else {
+            expand(&args[a], macros, hide, loc)?
+        };
+        if arg.is_empty() && pasted {
+            arg.push((PLACEMARKER, *space));
+        }
+        if let Some(first) = arg.first_mut() {
+            first.1 = *space;
+        }
+        b.extend(arg);
+    }
+    Ok(b)
+}
+
+/// Apply the `##` operators of a substituted body, left to right.
+fn paste_all(toks: Vec<PTok>, loc: &Loc) -> Result<Vec<PTok>> {
+    let mut out: Vec<PTok> = Vec::with_capacity(toks.len());
+    let mut it = toks.into_iter();
+    while let Some(t) = it.next() {
+        if t.0 != Tok::P("##") {
+            out.push(t);
+            continue;
+        }
+        // `define` checked that `##` has an operand on each side
+        let (Some(left), Some(right)) = (out.pop(), it.next()) else {
+            return Err(err_at(loc, "`##` without an operand"));
+        };
+        out.push(match (&left.0, &right.0) {
+            (&PLACEMARKER, _) => (right.0, left.1),
+            (_, &PLACEMARKER) => left,
+            _ => {
+                let text = format!("{}{}", spelling(&left.0), spelling(&right.0));
+                let mut lexed = lex(&loc.file, &text).ok().unwrap_or_default();
+                lexed.retain(|x| x.tok != Tok::Eof);
+                if lexed.len() != 1 {
+                    return Err(err_at(
+                        loc,
+                        format!("pasting gives `{text}`, which is not one token"),
+                    ));
+                }
+                (lexed.pop().unwrap().tok, left.1)
+            }
+        });
+    }
+    out.retain(|t| t.0 != PLACEMARKER);
+    Ok(out)
+}
+
+/// `#x`: the argument's tokens as written, blanks between them made one space.
+fn stringify(arg: &[PTok]) -> String {
+    let mut s = String::new();
+    for (k, (t, space)) in arg.iter().enumerate() {
+        if k > 0 && *space {
+            s.push(' ');
+        }
+        s.push_str(&spelling(t));
+    }
+    s
+}
+
+/// A token's text as it could be written in a program.
+fn spelling(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) | Tok::Float(s) => s.clone(),
+        Tok::Underscore => "_".into(),
+        Tok::Int(s, unsigned) => format!("{s}{}", if *unsigned { "u" } else { "" }),
+        Tok::Str(v) => {
+            let mut s = String::from('"');
+            for c in v.chars() {
+                match c {
+                    '"' => s.push_str("\\\""),
+                    '\\' => s.push_str("\\\\"),
+                    '\n' => s.push_str("\\n"),
+                    '\t' => s.push_str("\\t"),
+                    '\r' => s.push_str("\\r"),
+                    '\x07' => s.push_str("\\a"),
+                    '\x08' => s.push_str("\\b"),
+                    '\x0b' => s.push_str("\\v"),
+                    '\x0c' => s.push_str("\\f"),
+                    c => s.push(c),
+                }
+            }
+            s.push('"');
+            s
+        }
+        Tok::Dir(d) => format!(".{d}"),
+        Tok::P(p) => p.to_string(),
+        Tok::Include(_) | Tok::Hash(_) | Tok::EndDir | Tok::Eof => String::new(),
+    }
+}
+
 /// The arguments of a call whose `(` is at `i`: split at top-level commas;
 /// also the position after the `)`.
-fn call_args(toks: &[Tok], i: usize, loc: &Loc, name: &str) -> Result<(Vec<Vec<Tok>>, usize)> {
+fn call_args(toks: &[PTok], i: usize, loc: &Loc, name: &str) -> Result<(Vec<Vec<PTok>>, usize)> {
     let mut args = vec![Vec::new()];
     let mut depth = 0;
     for (j, t) in toks.iter().enumerate().skip(i) {
-        match t {
+        match t.0 {
             Tok::P("(") => {
                 depth += 1;
                 if depth == 1 {
@@ -295,7 +509,7 @@ fn call_args(toks: &[Tok], i: usize, loc: &Loc, name: &str) -> Result<(Vec<Vec<T
 /// expanded, other names 0; integers with C's operators.
 fn condition(line: &[Token], macros: &Macros, loc: &Loc) -> Result<bool> {
     let toks: Vec<Tok> = line.iter().map(|t| t.tok.clone()).collect();
-    let mut pre = Vec::new();
+    let mut pre: Vec<PTok> = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         if toks[i] == Tok::Ident("defined".into()) {
@@ -305,14 +519,17 @@ fn condition(line: &[Token], macros: &Macros, loc: &Loc) -> Result<bool> {
                 _ => return Err(err_at(loc, "malformed `defined`")),
             };
             let v = macros.0.contains_key(n) as i64;
-            pre.push(Tok::Int(v.to_string(), false));
+            pre.push((Tok::Int(v.to_string(), false), true));
             i += skip;
             continue;
         }
-        pre.push(toks[i].clone());
+        pre.push((toks[i].clone(), true));
         i += 1;
     }
-    let toks = expand(&pre, macros, &mut HashSet::new(), loc)?;
+    let toks: Vec<Tok> = expand(&pre, macros, &mut HashSet::new(), loc)?
+        .into_iter()
+        .map(|t| t.0)
+        .collect();
     let mut p = CondParser {
         toks: &toks,
         i: 0,

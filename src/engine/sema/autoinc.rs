@@ -2,13 +2,15 @@
 //! the next number of one counter shared by the run, so a fact using it
 //! would not be a constant, and a recursive rule using it would derive a new
 //! tuple in every iteration, forever; inlining would change how often it is
-//! called. Soufflé rejects these, with these words.
+//! called. Soufflé rejects these, with these words; and as it never counts
+//! the counter as grounded, a record holding it must get its value elsewhere
+//! (`Ungrounded record`).
 
 use anyhow::Result;
 
 use super::decls::Decls;
 use super::scope::lit_terms;
-use crate::engine::ast::{Literal, Loc, Source, Term, err_at};
+use crate::engine::ast::{CmpOp, Literal, Loc, Source, Term, err_at};
 use crate::engine::ir::{Lit, Rule, Stratum};
 
 /// Check each clause; `rules` are the lowered rules, one per head of each
@@ -56,6 +58,19 @@ pub fn check(src: &Source, decls: &Decls, rules: &[Rule], strata: &[Stratum]) ->
         if clause.body.is_empty() {
             return Err(err_at(loc, "Argument in fact is not constant"));
         }
+        // the counter grounds nothing, so neither does a record holding it
+        // where no atom or equality gives the record a value
+        let mut open: Vec<&Term> = head.args.iter().collect();
+        for l in &clause.body {
+            match l {
+                Literal::Neg(a) => open.extend(&a.args),
+                Literal::Cmp(op, a, b, _) if *op != CmpOp::Eq => open.extend([a, b]),
+                _ => {}
+            }
+        }
+        if let Some((loc, what)) = open.into_iter().find_map(counted_record) {
+            return Err(err_at(loc, format!("Ungrounded {what}")));
+        }
         let s = &strata[stratum_of[rule.head_rel]];
         let recursive = s.recursive
             && rule.body.iter().any(|l| match l {
@@ -67,6 +82,21 @@ pub fn check(src: &Source, decls: &Decls, rules: &[Rule], strata: &[Stratum]) ->
         }
     }
     Ok(())
+}
+
+/// The first record or ADT term in `t` that holds an `autoinc()` call: its
+/// position and Soufflé's name for it.
+fn counted_record(t: &Term) -> Option<(&Loc, &'static str)> {
+    match t {
+        Term::Record(xs, l) if xs.iter().any(|x| autoinc_call(x).is_some()) => Some((l, "record")),
+        Term::Branch(_, xs, l) if xs.iter().any(|x| autoinc_call(x).is_some()) => {
+            Some((l, "ADT branch"))
+        }
+        Term::Call(_, xs, _) => xs.iter().find_map(counted_record),
+        Term::Bin(_, a, b, _) => counted_record(a).or_else(|| counted_record(b)),
+        Term::Un(_, a, _) | Term::As(a, _, _) => counted_record(a),
+        _ => None,
+    }
 }
 
 /// The position of an `autoinc()` call in `t`, if any.

@@ -415,6 +415,7 @@ impl<'a> Lookup<'a> {
                     heads: vec![h.clone()],
                     body: c.body.clone(),
                     loc: c.loc.clone(),
+                    plan: c.plan.clone(),
                 };
                 if declared.contains(&h.name) {
                     res.clauses.push(single);

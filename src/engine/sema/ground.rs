@@ -2,6 +2,9 @@
 //! positive atom, or by `x = expr` with `expr` bound, before a head, a
 //! negation, a comparison or a functor uses it.
 //!
+//! As in Soufflé, `autoinc()` grounds nothing: `x = autoinc()` leaves `x`
+//! unbound (a rule numbers tuples through its head).
+//!
 //! The bound variables of a body are a fixpoint: a literal becomes usable
 //! once the variables it needs are bound, and then binds its own. This does not
 //! order the body (the planner does, later, and relies on this pass).
@@ -10,7 +13,8 @@ use anyhow::Result;
 
 use crate::engine::ast::{CmpOp, err_at};
 use crate::engine::ir::{
-    Arg, Checked, Expr, Lit, Rule, atom_ready, display_var, expr_vars, lit_loc, lit_vars, ready,
+    Arg, Checked, Expr, Lit, Rule, atom_ready, display_var, expr_autoinc, expr_vars, lit_loc,
+    lit_vars, ready,
 };
 
 /// Check every rule, in evaluation order (strata, then their rules).
@@ -75,7 +79,7 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
             let built = fields.iter().all(|f| match f {
                 Arg::Var(v) => bound[*v],
                 Arg::Anon => false,
-                Arg::Expr(e) => ready(e, bound),
+                Arg::Expr(e) => grounds(e, bound),
             });
             if built {
                 bound[*var] = true;
@@ -105,7 +109,7 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
             }
             match (lhs, rhs) {
                 (Expr::Var(v), e) | (e, Expr::Var(v))
-                    if *op == CmpOp::Eq && !bound[*v] && ready(e, bound) =>
+                    if *op == CmpOp::Eq && !bound[*v] && grounds(e, bound) =>
                 {
                     bound[*v] = true;
                     true
@@ -117,13 +121,18 @@ fn bind(l: &Lit, bound: &mut [bool]) -> bool {
             ready(a, bound) && ready(b, bound)
         }
         Lit::Range { var, args, .. } => {
-            let ok = args.iter().all(|a| ready(a, bound));
+            let ok = args.iter().all(|a| grounds(a, bound));
             if ok {
                 bound[*var] = true;
             }
             ok
         }
     }
+}
+
+/// Whether `e` gives a bound value to what it is equated with.
+fn grounds(e: &Expr, bound: &[bool]) -> bool {
+    ready(e, bound) && !expr_autoinc(e)
 }
 
 /// The expressions of a literal, in order.

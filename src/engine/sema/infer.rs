@@ -529,7 +529,9 @@ impl<'a> Infer<'a> {
             ));
         }
         let ok = match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow => {
+            // Soufflé overloads `+` on symbols as concatenation
+            BinOp::Add => matches!(base, Base::Num | Base::Uns | Base::Flt | Base::Sym),
+            BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow => {
                 matches!(base, Base::Num | Base::Uns | Base::Flt)
             }
             _ => matches!(base, Base::Num | Base::Uns),

@@ -31,6 +31,7 @@ pub fn lower_clause(
         symbols,
         deps: vec![],
         unpacks: vec![],
+        enclosing: vec![],
     };
     let rule = cx.clause(head, body, loc)?;
     Ok((rule, cx.deps))
@@ -43,6 +44,9 @@ struct Lower<'a> {
     /// The `Lit::Unpack`s of the record patterns in the literal being lowered;
     /// they follow it in the body.
     unpacks: Vec<Lit>,
+    /// Variables of the aggregates being lowered, at their own level: an
+    /// aggregate nested in them reads these (they are not its locals).
+    enclosing: Vec<String>,
 }
 
 impl Lower<'_> {
@@ -388,6 +392,11 @@ impl Lower<'_> {
             Term::Str(s, _) => Expr::Const(self.symbols.intern(s)),
             Term::Bin(op, a, b, _) => {
                 let base = self.inf.ty(t, expect)?.base;
+                if base == Base::Sym {
+                    // `+` on symbols, the only operator they have
+                    let a = self.lower_term(a, Some(base))?;
+                    return Ok(Expr::Cat(vec![a, self.lower_term(b, Some(base))?]));
+                }
                 Expr::Bin(
                     *op,
                     base,
@@ -482,6 +491,17 @@ impl Lower<'_> {
 
     /// An aggregate whose target has base `base`: its body, target, and local variables.
     fn lower_aggregate(&mut self, agg: &Aggregate, base: Base) -> Result<AggIr> {
+        let mut local_vars = self.local_vars(agg, all_vars);
+        let distinct = self.local_vars(agg, term_vars_outer);
+        let mark = self.enclosing.len();
+        for l in &agg.body {
+            lit_terms(l)
+                .iter()
+                .for_each(|t| term_vars_outer(t, &mut self.enclosing));
+        }
+        // the enclosing literal's record patterns are not this body's (an
+        // error ends the whole lowering, so nothing is restored on one)
+        let outer_unpacks = std::mem::take(&mut self.unpacks);
         let mut body = Vec::new();
         let mut records = Vec::new();
         for l in &agg.body {
@@ -497,29 +517,18 @@ impl Lower<'_> {
             Some(tg) => Some(self.lower_term(tg, Some(base))?),
             None => None,
         };
-        check_not_nested(agg)?;
-        let atoms = agg
+        self.unpacks = outer_unpacks;
+        self.enclosing.truncate(mark);
+        let atoms: Vec<&Atom> = agg
             .body
             .iter()
-            .filter(|l| matches!(l, Literal::Pos(_)))
-            .count();
+            .filter_map(|l| match l {
+                Literal::Pos(a) => Some(a),
+                _ => None,
+            })
+            .collect();
         let generates = body.iter().any(|l| matches!(l, Lit::Range { .. }));
-        if atoms == 0 && !generates {
-            return Err(err_at(
-                &agg.loc,
-                "aggregate body must contain at least one relation atom",
-            ));
-        }
-        // A pattern's record variables are local; over one atom's tuples they
-        // count nothing. Over several atoms, distinct bindings of the named
-        // variables are counted, which such a variable would split.
-        if let (true, Some((_, l))) = (atoms > 1, records.first()) {
-            return Err(err_at(
-                l,
-                "record patterns in an aggregate over several atoms are not supported",
-            ));
-        }
-        let mut local_vars = self.local_vars(agg);
+        let single_atom = !materialised(agg, &atoms, generates);
         local_vars.extend(records.iter().map(|(v, _)| *v));
         Ok(AggIr {
             op: agg.op,
@@ -530,23 +539,30 @@ impl Lower<'_> {
             },
             target,
             body,
-            single_atom: atoms == 1,
+            single_atom,
             local_vars,
+            distinct,
         })
     }
 
-    /// The aggregate's local variables: the named ones that scoping renamed with
-    /// this aggregate's suffix.
-    fn local_vars(&self, agg: &Aggregate) -> Vec<usize> {
+    /// The aggregate's local variables that `walk` finds in it: the
+    /// names scoping renamed (`x@k`) that no enclosing aggregate shares.
+    /// `all_vars` also finds those of nested aggregates; `term_vars_outer`
+    /// only this level's, which Soufflé's materialised body keeps (a record
+    /// pattern's own variable is not among them).
+    fn local_vars(&self, agg: &Aggregate, walk: fn(&Term, &mut Vec<String>)) -> Vec<usize> {
         let mut names = Vec::new();
         for l in &agg.body {
             for t in lit_terms(l) {
-                all_vars(t, &mut names);
+                walk(t, &mut names);
             }
+        }
+        if let Some(tg) = &agg.target {
+            walk(tg, &mut names);
         }
         let mut locals = Vec::new();
         for n in names {
-            if n.contains('@') {
+            if n.contains('@') && !self.enclosing.contains(&n) {
                 let s = self.inf.var_slots[&n];
                 if !locals.contains(&s) {
                     locals.push(s);
@@ -555,6 +571,31 @@ impl Lower<'_> {
         }
         locals
     }
+}
+
+/// Whether Soufflé materialises the aggregate's body into a relation of its
+/// named local variables (so that it aggregates over their distinct
+/// bindings): unless the body is one atom without a repeated variable, a
+/// nested aggregate or `range`. A body without atoms gets a nullary one.
+fn materialised(agg: &Aggregate, atoms: &[&Atom], generates: bool) -> bool {
+    let mut nested = false;
+    for l in &agg.body {
+        lit_terms(l).iter().for_each(|t| visit_aggs(t, &mut nested));
+    }
+    if let Some(tg) = &agg.target {
+        visit_aggs(tg, &mut nested);
+    }
+    let atom = match atoms {
+        [] => return nested || generates,
+        [atom] => atom,
+        _ => return true,
+    };
+    let mut names = Vec::new();
+    atom.args.iter().for_each(|t| all_vars(t, &mut names));
+    let n = names.len();
+    names.sort();
+    names.dedup();
+    nested || generates || names.len() != n
 }
 
 /// An integer literal, typed by its context: `number` unless `unsigned` or `float` is expected.
@@ -577,25 +618,4 @@ fn number_const(n: i64, l: &Loc, expect: Option<Base>) -> Result<Expr> {
             Expr::Const(n as i32 as u32)
         }
     })
-}
-
-/// Aggregates may not nest: neither in the body nor in the target.
-fn check_not_nested(agg: &Aggregate) -> Result<()> {
-    for l in &agg.body {
-        for t in lit_terms(l) {
-            let mut nested = false;
-            visit_aggs(t, &mut nested);
-            if nested {
-                return Err(err_at(t.loc(), "nested aggregates are not supported"));
-            }
-        }
-    }
-    if let Some(tg) = &agg.target {
-        let mut nested = false;
-        visit_aggs(tg, &mut nested);
-        if nested {
-            return Err(err_at(tg.loc(), "nested aggregates are not supported"));
-        }
-    }
-    Ok(())
 }

@@ -9,7 +9,8 @@
 //!    (variable types) and `lower` (to the rule IR); `subsume` lowers the
 //!    subsumptive rules the same way;
 //! 4. `stratify`: strata in evaluation order, and the relations outputs need;
-//!    `autoinc`: where `autoinc()` may not be used;
+//!    `autoinc`: where `autoinc()` may not be used; `plans`: `.plan` fits
+//!    its rule;
 //! 5. `ground`: every variable is bound (safety);
 //! 6. `warnings`: Soufflé's warnings (computed after `hints`, kept in
 //!    `Checked::warnings` for the caller to print).
@@ -22,6 +23,7 @@ mod ground;
 mod hints;
 mod infer;
 mod lower;
+mod plans;
 mod scope;
 mod stratify;
 mod subsume;
@@ -69,6 +71,7 @@ pub fn check(src: &Source) -> Result<Checked> {
     }
     let strata = stratify::stratify(&decls.rels, &rules, &edges)?;
     autoinc::check(src, &decls, &rules, &strata)?;
+    plans::check(src, &decls, &strata)?;
     let needed = stratify::needed_relations(&decls.rels, &edges);
     let last_use = stratify::last_use(decls.rels.len(), &strata, &edges);
     let checked = Checked {

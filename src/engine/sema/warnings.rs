@@ -268,11 +268,14 @@ fn render(w: &Warning, texts: &BTreeMap<String, String>) -> String {
 
 /// Soufflé's extended location: the file and line, the source line, and a
 /// line of `-` as long as the line plus one with `^` at the column; only
-/// `F:L:C` when the text is not at hand.
+/// `F:L:C` when the file is not at hand.
 fn extloc(loc: &Loc, texts: &BTreeMap<String, String>) -> String {
-    let line = texts
-        .get(&*loc.file)
-        .and_then(|t| t.split('\n').nth(loc.line.saturating_sub(1) as usize));
+    // a line past the end (after `#line`) shows empty, as in Soufflé
+    let line = texts.get(&*loc.file).map(|t| {
+        t.split('\n')
+            .nth(loc.line.saturating_sub(1) as usize)
+            .unwrap_or("")
+    });
     let Some(line) = line else {
         return format!("{}:{}:{}", loc.file, loc.line, loc.col);
     };
