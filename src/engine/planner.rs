@@ -3,11 +3,12 @@
 //! Greedy: after each atom, every filter, negation and equality binding whose
 //! variables are bound is placed immediately; the next atom is one that joins
 //! a bound variable (the delta atom of a semi-naive version first, then the
-//! most bound columns, then the smaller relation), or, when none does, the one
-//! with the fewest rows to scan (a delta counts 8 times fewer than it has): a
-//! delta atom scans only the delta, so a recursive stratum is planned again
-//! each iteration with the delta's size. An atom
-//! with bound columns is read through a hash index on exactly those columns;
+//! most bound columns, then the smaller relation), or, when none does, one
+//! that lets another atom join next (no cross product) with the fewest rows to
+//! scan (a delta counts 8 times fewer than it has): a delta atom scans only
+//! the delta, so a recursive stratum is planned again each iteration with the
+//! delta's size. An atom with bound columns is read through a hash index on
+//! exactly those columns;
 //! a fully bound atom is a membership test.
 //! An atom that would bind nothing (only `_` and bound arguments) is placed
 //! like a filter and tested once for a matching row, never joined.
@@ -162,8 +163,17 @@ pub struct StratumPlan {
 }
 
 /// Atom choice: (joins a bound variable, is the delta atom and joins, number of bound columns
-/// if it joins, fewer rows to read, number of bound columns, is the delta atom).
-type Score = (bool, bool, usize, std::cmp::Reverse<usize>, usize, bool);
+/// if it joins, lets another atom join, fewer rows to read, number of bound columns, is the
+/// delta atom).
+type Score = (
+    bool,
+    bool,
+    usize,
+    bool,
+    std::cmp::Reverse<usize>,
+    usize,
+    bool,
+);
 
 /// How many times larger than another relation the delta may be and still be scanned first:
 /// a scan from the delta reads the stratum's relations through the indexes the other rules
@@ -233,17 +243,27 @@ impl Planner<'_> {
                         Arg::Expr(e) => ready(e, bound),
                     })
                     .count();
-                // columns that join with what is bound so far (a constant alone says
-                // little about how many rows match)
-                let joins = args.iter().any(|a| match a {
-                    Arg::Var(v) => bound[*v],
-                    Arg::Anon => false,
-                    Arg::Expr(e) => ready(e, bound) && has_var(e),
-                });
+                let joined = joins(args, bound);
                 // atoms whose expression arguments are not ready cannot be used yet
                 if !atom_ready(args, bound) {
                     continue;
                 }
+                // an atom that joins nothing should at least lead to one that does, or
+                // the next step is a cross product
+                let leads_on = joined || {
+                    let mut after = bound.to_vec();
+                    let mut vs = Vec::new();
+                    lit_vars(l, &mut vs);
+                    for v in vs {
+                        after[v] = true;
+                    }
+                    lits.iter().enumerate().any(|(j, m)| {
+                        j != i
+                            && !done[j]
+                            && matches!(m, Lit::Atom { args, .. }
+                                if atom_ready(args, &after) && joins(args, &after))
+                    })
+                };
                 let is_delta = delta_first == Some(i);
                 let rows = if is_delta {
                     self.sizes.delta[*rel] / DELTA_BIAS
@@ -251,9 +271,10 @@ impl Planner<'_> {
                     self.sizes.full[*rel]
                 };
                 let score = (
-                    joins,
-                    joins && is_delta,
-                    if joins { nb } else { 0 },
+                    joined,
+                    joined && is_delta,
+                    if joined { nb } else { 0 },
+                    leads_on,
                     std::cmp::Reverse(rows),
                     nb,
                     is_delta,
@@ -840,6 +861,16 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPla
         }
     }
     Ok(out)
+}
+
+/// Whether an atom has a column that joins with what is bound (a constant alone says little
+/// about how many rows match).
+fn joins(args: &[Arg], bound: &[bool]) -> bool {
+    args.iter().any(|a| match a {
+        Arg::Var(v) => bound[*v],
+        Arg::Anon => false,
+        Arg::Expr(e) => ready(e, bound) && has_var(e),
+    })
 }
 
 /// Whether `e` reads a variable.
