@@ -8,8 +8,8 @@
 //! scan (a delta counts 8 times fewer than it has): a delta atom scans only
 //! the delta, so a recursive stratum is planned again each iteration with the
 //! delta's size. An atom with bound columns is read through a hash index on
-//! exactly those columns;
-//! a fully bound atom is a membership test.
+//! its joined columns (constants beside them are checked on each row); a
+//! fully bound atom is a membership test.
 //! An atom that would bind nothing (only `_` and bound arguments) is placed
 //! like a filter and tested once for a matching row, never joined.
 //!
@@ -222,7 +222,7 @@ impl Planner<'_> {
     ) -> Result<Vec<Step>> {
         let mut done = vec![false; lits.len()];
         let mut steps = Vec::new();
-        let delta_first = versions.iter().position(|v| *v == Version::Delta);
+        let delta_atom = versions.iter().position(|v| *v == Version::Delta);
         loop {
             // 1. everything that is ready and does not enumerate
             self.place_filters(lits, versions, &mut done, bound, &mut steps, false)?;
@@ -264,7 +264,7 @@ impl Planner<'_> {
                                 if atom_ready(args, &after) && joins(args, &after))
                     })
                 };
-                let is_delta = delta_first == Some(i);
+                let is_delta = delta_atom == Some(i);
                 let rows = if is_delta {
                     self.sizes.delta[*rel] / DELTA_BIAS
                 } else {
