@@ -31,11 +31,15 @@ use super::ir::{Base, Checked};
 use super::planner::{
     AggPlan, Plan, PlanExpr as Expr, Sizes, Step, StratumPlan, Version, plan_stratum,
 };
-use super::storage::{Relation, Symbols};
+use super::storage::{Relation, Symbols, hash_vals, rows_eq};
 use super::subsume;
 
-/// Rows of a scan are split into tasks of this many rows.
+/// Rows of a first scan are split into tasks of at most this many rows, and
+/// into at least `TASKS_PER_THREAD` tasks per thread when there are enough
+/// rows: a delta of a few hundred rows can fan out into millions of
+/// derivations, and one task would leave the other threads idle.
 const CHUNK: u32 = 4096;
+const TASKS_PER_THREAD: u32 = 16;
 
 struct Runtime<'a> {
     rels: &'a [Relation],
@@ -116,7 +120,7 @@ impl Runtime<'_> {
     #[inline(always)]
     fn eval_key(&self, key: &[Expr], env: &mut [u32], buf: &mut [u32]) -> Result<bool> {
         for (j, k) in key.iter().enumerate() {
-            match self.eval(k, env)? {
+            match self.value(k, env)? {
                 Some(v) => buf[j] = v,
                 None => return Ok(false),
             }
@@ -236,7 +240,7 @@ impl Runtime<'_> {
                 Ok(())
             }
             Step::Cmp { op, base, lhs, rhs } => {
-                let (Some(a), Some(b)) = (self.eval(lhs, env)?, self.eval(rhs, env)?) else {
+                let (Some(a), Some(b)) = (self.value(lhs, env)?, self.value(rhs, env)?) else {
                     return Ok(());
                 };
                 let ord = if *base == Base::Sym {
@@ -367,7 +371,7 @@ impl Runtime<'_> {
     /// Whether each column of `checks` equals its expression (`R(x, x + 1)`).
     fn checks_hold(&self, checks: &[(usize, Expr)], row: &[u32], env: &mut [u32]) -> Result<bool> {
         for (c, e) in checks {
-            if self.eval(e, env)? != Some(row[*c]) {
+            if self.value(e, env)? != Some(row[*c]) {
                 return Ok(false);
             }
         }
@@ -405,12 +409,22 @@ impl Runtime<'_> {
     fn head_row(&self, head: &[Expr], env: &mut [u32], row: &mut Vec<u32>) -> Result<bool> {
         row.clear();
         for h in head {
-            match self.eval(h, env)? {
+            match self.value(h, env)? {
                 Some(v) => row.push(v),
                 None => return Ok(false),
             }
         }
         Ok(true)
+    }
+
+    /// `eval`, with variables and constants (most terms) read in place.
+    #[inline(always)]
+    fn value(&self, e: &Expr, env: &mut [u32]) -> Result<Option<u32>> {
+        match e {
+            Expr::Var(v) => Ok(Some(env[*v])),
+            Expr::Const(c) => Ok(Some(*c)),
+            _ => self.eval(e, env),
+        }
     }
 
     fn eval(&self, e: &Expr, env: &mut [u32]) -> Result<Option<u32>> {
@@ -577,6 +591,76 @@ struct Task {
     range: Option<(u32, u32)>,
 }
 
+/// A task's derived rows on their way to the duplicate check against the
+/// head relation. That check is a probe into a large hash table and then
+/// into its rows: two cache misses per row, and a rule may derive a billion
+/// rows to find a million new ones. So a row goes first through a small
+/// direct-mapped table of the rows this task checked recently (a join often
+/// derives one row many times in a row: once per object that several
+/// pointers share), and the rest wait in a batch that asks for every row's
+/// slot, then every slot's row, before comparing any, so that the misses
+/// overlap.
+#[derive(Default)]
+struct Batch {
+    rows: Vec<u32>,
+    hashes: Vec<u64>,
+    /// The recent table: per slot, a tag from the row's hash (0: empty),
+    /// then the row, side by side so that a check touches one cache line.
+    recent: Vec<u32>,
+    pushed: usize,
+}
+
+impl Batch {
+    const ROWS: usize = 16;
+    /// The recent table starts small (a task may derive a handful of rows)
+    /// and grows with the rows pushed, up to a size that stays in cache.
+    const RECENT_MIN: usize = 1 << 8;
+    const RECENT_MAX: usize = 1 << 14;
+
+    /// Queue `row` for `head` unless it was checked recently; full, check
+    /// the batch and add what `head` lacks to `out`.
+    #[inline]
+    fn push(&mut self, head: &Relation, row: &[u32], out: &mut Relation) {
+        let h = hash_vals(row.iter().copied());
+        let stride = row.len() + 1;
+        let slots = self.recent.len() / stride;
+        self.pushed += 1;
+        if self.pushed > slots * 4 && slots < Self::RECENT_MAX {
+            let n = (slots * 4).clamp(Self::RECENT_MIN, Self::RECENT_MAX);
+            self.recent = vec![0; n * stride];
+        }
+        let k = h as usize & (self.recent.len() / stride - 1);
+        let slot = &mut self.recent[k * stride..k * stride + stride];
+        let tag = (h >> 32) as u32 | 1;
+        if slot[0] == tag && rows_eq(&slot[1..], row) {
+            return;
+        }
+        slot[0] = tag;
+        slot[1..].copy_from_slice(row);
+        head.prefetch_slot(h);
+        self.rows.extend_from_slice(row);
+        self.hashes.push(h);
+        if self.hashes.len() == Self::ROWS {
+            self.flush(head, out);
+        }
+    }
+
+    fn flush(&mut self, head: &Relation, out: &mut Relation) {
+        for h in &self.hashes {
+            head.prefetch_row(*h);
+        }
+        let a = out.arity;
+        for (k, h) in self.hashes.iter().enumerate() {
+            let row = &self.rows[k * a..k * a + a];
+            if head.find_hashed(*h, row).is_none() {
+                out.insert_row(row);
+            }
+        }
+        self.rows.clear();
+        self.hashes.clear();
+    }
+}
+
 /// Run every plan once against the current state; returns the new rows per
 /// plan in task order (deduplicated against the full relations).
 fn run_round(
@@ -599,10 +683,12 @@ fn run_round(
             if hi <= lo {
                 continue; // empty first scan: nothing to derive
             }
-            if hi - lo > CHUNK {
+            let threads = pool.current_num_threads() as u32;
+            let chunk = ((hi - lo) / (threads * TASKS_PER_THREAD)).clamp(1, CHUNK);
+            if threads > 1 && hi - lo > chunk {
                 let mut a = lo;
                 while a < hi {
-                    let b = (a + CHUNK).min(hi);
+                    let b = (a + chunk).min(hi);
                     tasks.push(Task {
                         plan: p,
                         range: Some((a, b)),
@@ -628,21 +714,24 @@ fn run_round(
         // derives one row many times (every object a loaded pointer shares, say)
         let mut out = Relation::new(plan.head.len());
         let mut row: Vec<u32> = Vec::with_capacity(plan.head.len());
+        let mut batch = Batch::default();
         let mut sink = |env: &mut [u32]| -> Result<()> {
             if !rt.head_row(&plan.head, env, &mut row)? {
                 return Ok(());
             }
-            let known = match head_eq {
-                Some(eq) => eq.contains(row[0], row[1], Part::All),
-                None => head_rel.find(&row).is_some(),
-            };
-            if !known {
-                out.insert_row(&row);
+            match head_eq {
+                Some(eq) => {
+                    if !eq.contains(row[0], row[1], Part::All) {
+                        out.insert_row(&row);
+                    }
+                }
+                None => batch.push(head_rel, &row, &mut out),
             }
             Ok(())
         };
         rt.exec(&plan.steps, 0, &mut env, t.range, &mut sink)
             .map_err(|e| anyhow!("{}: {e}", plan.loc))?;
+        batch.flush(head_rel, &mut out);
         // the rows wait for the round's other tasks; their duplicate check is done
         out.drop_row_set();
         Ok(((plan.head_rel, out), started.elapsed().as_secs_f64()))

@@ -125,13 +125,27 @@ impl RowSet {
         ((1u64 << self.bits) - 1) as u32
     }
 
+    /// First slot to probe for `h` (the hash's top bits).
+    #[inline]
+    fn start(&self, h: u64) -> usize {
+        (h >> 1 >> (63 - self.bits)) as usize
+    }
+
+    /// The id in `h`'s first slot if its tag agrees with `h` (a likely match).
+    #[inline]
+    fn first_guess(&self, h: u64) -> Option<u32> {
+        let mask = self.mask();
+        let s = *self.slots.get(self.start(h))?;
+        (s != 0 && s & !mask == h as u32 & !mask).then(|| (s & mask) - 1)
+    }
+
     /// The row `eq` accepts among those hashed to `h` (`Ok`), or the empty
     /// slot where it belongs (`Err`).
     #[inline]
     fn probe(&self, h: u64, eq: impl Fn(u32) -> bool) -> Result<u32, usize> {
         let mask = self.mask();
         let tag = h as u32 & !mask;
-        let mut i = (h >> 1 >> (63 - self.bits)) as usize;
+        let mut i = self.start(h);
         loop {
             let s = self.slots[i];
             if s == 0 {
@@ -201,6 +215,32 @@ pub fn hash_vals(vals: impl IntoIterator<Item = u32>) -> u64 {
     h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
     h ^= h >> 33;
     h
+}
+
+/// Whether two rows of the same arity are equal; unrolled for the usual short
+/// rows (a slice comparison calls `memcmp`, the hottest call of a probe).
+#[inline(always)]
+pub fn rows_eq(a: &[u32], b: &[u32]) -> bool {
+    match b.len() {
+        1 => a[0] == b[0],
+        2 => a[0] == b[0] && a[1] == b[1],
+        3 => a[0] == b[0] && a[1] == b[1] && a[2] == b[2],
+        4 => a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3],
+        _ => a == b,
+    }
+}
+
+/// Ask the CPU to bring `p`'s cache line in (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no effect on memory.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Hasher for symbol text, a word at a time: interning every field of the
@@ -496,8 +536,34 @@ impl Relation {
 
     /// Position of `row` if present.
     pub fn find(&self, row: &[u32]) -> Option<u32> {
-        self.row_set
-            .find(hash_vals(row.iter().copied()), |id| self.row(id) == row)
+        self.find_hashed(hash_vals(row.iter().copied()), row)
+    }
+
+    /// Position of `row`, whose `hash_vals` is `h`, if present.
+    #[inline]
+    pub fn find_hashed(&self, h: u64, row: &[u32]) -> Option<u32> {
+        self.row_set.find(h, |id| rows_eq(self.row(id), row))
+    }
+
+    /// Start bringing in what `find_hashed(h, _)` reads first: its slot.
+    #[inline]
+    pub fn prefetch_slot(&self, h: u64) {
+        if let Some(s) = self.row_set.slots.get(self.row_set.start(h)) {
+            prefetch(s);
+        }
+    }
+
+    /// Start bringing in what `find_hashed(h, _)` reads next: the row its
+    /// slot names (call after `prefetch_slot`, once the slot has arrived).
+    #[inline]
+    pub fn prefetch_row(&self, h: u64) {
+        if let Some(row) = self
+            .row_set
+            .first_guess(h)
+            .and_then(|id| self.data.get(id as usize * self.arity))
+        {
+            prefetch(row);
+        }
     }
 
     /// Make room for `n` more rows (fact loading knows its line count).
@@ -536,7 +602,7 @@ impl Relation {
         let data = &self.data;
         let slot = match self
             .row_set
-            .probe(h, |id| &data[id as usize * a..id as usize * a + a] == row)
+            .probe(h, |id| rows_eq(&data[id as usize * a..id as usize * a + a], row))
         {
             Ok(_) => return false,
             Err(i) => i,
