@@ -794,9 +794,7 @@ fn insert_all(prog: &Checked, rels: &mut [Relation], outs: Vec<NewRows>, stats: 
         let info = &prog.rels[rel];
         if a > 0 && info.limit.is_none() && info.choice.is_empty() && r.eqrel().is_none() {
             r.reserve_rows(new.len());
-            for row in rows.chunks_exact(a) {
-                r.insert_row(row);
-            }
+            r.insert_rows(&rows);
             stats.derived += (r.len() - before) as u64;
             continue;
         }

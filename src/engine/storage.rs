@@ -396,6 +396,17 @@ impl Index {
         }
     }
 
+    /// Start bringing in the heads slot of `row`'s key (a hint for `push`).
+    #[inline]
+    fn prefetch_head(&self, row: &[u32]) {
+        if self.heads.tags.is_empty() {
+            return;
+        }
+        let (i, _) = self.heads.start(self.key_hash(row));
+        prefetch(&self.heads.tags[i]);
+        prefetch(&self.heads.rows[i]);
+    }
+
     /// Double the heads table, rehashing each head row's key (one per key).
     fn grow(&mut self, data: &[u32], arity: usize) {
         let old = std::mem::take(&mut self.heads);
@@ -619,11 +630,46 @@ impl Relation {
     /// Insert a row into `data` (not for an `eqrel` relation); false if present.
     #[inline]
     pub fn insert_row(&mut self, row: &[u32]) -> bool {
-        if !self.row_set.fits(self.len + 1) {
-            // twice the slots (sizing for twice the rows can quadruple them)
-            self.rebuild_row_set((self.row_set.slots.len() * 7 / 4).max(self.len + 1));
+        self.insert_hashed(hash_vals(row.iter().copied()), row)
+    }
+
+    /// Insert rows (flattened; not for an `eqrel` relation), a few at a time:
+    /// first every row's slot in the row set and in each index is asked for,
+    /// then the rows go in, so that the cache misses of a batch overlap.
+    pub fn insert_rows(&mut self, rows: &[u32]) {
+        const BATCH: usize = 16;
+        let a = self.arity;
+        let mut hashes = [0u64; BATCH];
+        for batch in rows.chunks(a * BATCH) {
+            let n = batch.len() / a;
+            self.grow_row_set(n);
+            for (k, row) in batch.chunks_exact(a).enumerate() {
+                hashes[k] = hash_vals(row.iter().copied());
+                self.prefetch_slot(hashes[k]);
+                for ix in &self.indexes {
+                    ix.prefetch_head(row);
+                }
+            }
+            for (k, row) in batch.chunks_exact(a).enumerate() {
+                self.insert_hashed(hashes[k], row);
+            }
         }
-        let h = hash_vals(row.iter().copied());
+    }
+
+    /// Make room in the row set for `n` more rows.
+    #[inline]
+    fn grow_row_set(&mut self, n: usize) {
+        if !self.row_set.fits(self.len + n) {
+            // twice the slots (sizing for twice the rows can quadruple them)
+            let slots = (self.row_set.slots.len() * 7 / 4).max(self.len + n);
+            self.rebuild_row_set(slots);
+        }
+    }
+
+    /// `insert_row`, given the row's `hash_vals`.
+    #[inline]
+    fn insert_hashed(&mut self, h: u64, row: &[u32]) -> bool {
+        self.grow_row_set(1);
         let a = self.arity;
         let data = &self.data;
         let slot = match self
