@@ -742,7 +742,9 @@ fn run_round(
     let counting = plans.iter().any(|p| p.counter);
     let results: Vec<Result<_>> = if tasks.len() > 1 && pool.current_num_threads() > 1 && !counting
     {
-        pool.install(|| tasks.par_iter().map(run).collect())
+        // one job per task: rayon's adaptive splitting would run long runs of tasks
+        // in one thread while the other idles, whenever the costly tasks cluster
+        pool.install(|| tasks.par_iter().with_max_len(1).map(run).collect())
     } else {
         tasks.iter().map(run).collect()
     };
