@@ -10,7 +10,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::input;
-use super::{Counts, EmittedTypes, Sink, extract_module};
+use super::{Counts, EmittedTypes, Sink, extract_module, shard_of};
 use crate::facts::buf::FactBuf;
 use crate::facts::registry::{self, RELATIONS};
 use crate::facts::writer::FactDir;
@@ -244,6 +244,17 @@ fn opcode_classes() -> FactBuf {
     out
 }
 
+/// Reads one input, in `shards` contexts when it can be (see `input::Input::shards`).
+fn load(path: &Path, shards: usize) -> Result<Vec<input::Module>> {
+    let input = input::read(path)?;
+    if shards > 1
+        && let Some(read) = input.shards(shards, &|i| shard_of(i, shards))
+    {
+        return Ok(read);
+    }
+    Ok(vec![input.parse()?])
+}
+
 /// `scope` takes each module once extracted: freeing it overlaps the rest of the work.
 fn emit_all<'s>(
     inputs: &[PathBuf],
@@ -261,14 +272,16 @@ fn emit_all<'s>(
     let indices: Vec<usize> = (0..inputs.len()).collect();
     for (first, chunk) in indices.chunks(window).enumerate() {
         let first = first * window;
-        let modules: Vec<Option<Result<input::Module>>> = chunk
+        // Modules are read in parallel; one alone is read in a context per thread (shards).
+        let shards = if chunk.len() == 1 { window } else { 1 };
+        let modules: Vec<Option<Result<Vec<input::Module>>>> = chunk
             .par_iter()
             .map(|&i| {
                 if opts.skip.contains(&i) {
                     return None;
                 }
                 isolate::note(Event::Reading, i);
-                let module = input::load(&inputs[i]);
+                let module = load(&inputs[i], shards);
                 isolate::note(Event::Read, i);
                 Some(module)
             })
@@ -288,7 +301,7 @@ fn emit_all<'s>(
                 Some(module) => module?,
             };
             if !opts.quiet {
-                for w in &module.warnings {
+                for w in &module[0].warnings {
                     progress.line(&format!("warning: {w}"));
                 }
             }
