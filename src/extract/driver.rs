@@ -176,7 +176,7 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
     let mut progress = Progress::new(opts.quiet, inputs.len());
     // A few buffers in flight keep both sides busy while bounding memory.
     let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
-    let (dir, emitted) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         // The writer creates the output files while the first input is parsed.
         let writer = scope.spawn(move || -> Result<FactDir> {
             dir.create_files()?;
@@ -193,24 +193,23 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
         let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
         drop(tx);
         // A writer failure (say, a full disk) is the cause of any send failure: report it first.
-        let dir = writer.join().expect("writer thread panicked");
-        (dir, emitted)
-    });
-    let dir = dir?;
-    let (total, skipped) = emitted?;
-    progress.finish();
-    let tuples = dir.counts().iter().sum();
-    let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
-    dir.commit()?;
-    Ok(Summary {
-        modules: inputs.len() - skipped.len(),
-        functions: total.functions,
-        instructions: total.instructions,
-        relations: RELATIONS.len(),
-        nonempty_relations,
-        tuples,
-        elapsed: start.elapsed(),
-        skipped,
+        let dir = writer.join().expect("writer thread panicked")?;
+        let (total, skipped) = emitted?;
+        progress.finish();
+        let tuples = dir.counts().iter().sum();
+        let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
+        // Inside the scope: the last module is freed on its own thread meanwhile.
+        dir.commit()?;
+        Ok(Summary {
+            modules: inputs.len() - skipped.len(),
+            functions: total.functions,
+            instructions: total.instructions,
+            relations: RELATIONS.len(),
+            nonempty_relations,
+            tuples,
+            elapsed: start.elapsed(),
+            skipped,
+        })
     })
 }
 
@@ -315,7 +314,10 @@ fn emit_all<'s>(
                 &mut emitted_types,
             )?;
             isolate::note(Event::Done, i);
-            scope.spawn(move || drop(module));
+            // Each shard on its own thread.
+            for shard in module {
+                scope.spawn(move || drop(shard));
+            }
             total.functions += counts.functions;
             total.instructions += counts.instructions;
             progress.module_done();
