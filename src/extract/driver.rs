@@ -37,6 +37,10 @@ pub struct ReadOptions {
     pub keep_going: bool,
     /// Inputs, by index, not to read: they crashed an earlier reader process.
     pub skip: Vec<usize>,
+    /// The process ends once the facts are out: the last module is left to the OS rather
+    /// than freed (tens of milliseconds of LLVM's destructors on a large module; clang's
+    /// driver does the same with `-disable-free`).
+    pub leak_last_module: bool,
 }
 
 /// `skipped N of M inputs: a.bc, b.bc`.
@@ -314,9 +318,13 @@ fn emit_all<'s>(
                 &mut emitted_types,
             )?;
             isolate::note(Event::Done, i);
-            // Each shard on its own thread.
-            for shard in module {
-                scope.spawn(move || drop(shard));
+            if opts.leak_last_module && i + 1 == inputs.len() {
+                std::mem::forget(module);
+            } else {
+                // Each shard on its own thread.
+                for shard in module {
+                    scope.spawn(move || drop(shard));
+                }
             }
             total.functions += counts.functions;
             total.instructions += counts.instructions;
