@@ -2,7 +2,8 @@
 //! an abort in its bitcode reader on a corrupt file) ends in a one-line error naming the file
 //! instead of taking llfacts down.
 //!
-//! The child is this binary: `extract` runs its own command line again with `--no-isolate`;
+//! The child is this binary: `extract` runs its own command line again with `--no-isolate`
+//! (in a fork of this process, see [`set_fork_entry`]);
 //! the commands that extract in memory run the hidden `__read` command, which streams the
 //! facts back on stdout as they are made ([`FactSender`]). The child reports on fd 3 which
 //! input it is reading, has read and has extracted, so the parent can name the input that
@@ -91,13 +92,18 @@ pub fn handle_signals() {
         return;
     };
     WAKE.store(w.into_raw_fd(), SeqCst);
+    // The thread says when it runs: by then its start-up (which takes locks of the standard
+    // library) is over, and a fork of this process (`fork_reader`) copies no lock held.
+    let (started, running) = std::sync::mpsc::sync_channel::<()>(0);
     std::thread::spawn(move || {
+        let _ = started.send(());
         let mut b = [0u8];
         if wake.read_exact(&mut b).is_ok() {
             remove_temporaries();
             unsafe { libc::_exit(128 + b[0] as i32) };
         }
     });
+    let _ = running.recv();
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
@@ -123,11 +129,128 @@ struct Ended {
     received: Option<std::io::Result<(FactBuf, Vec<usize>)>>,
 }
 
-/// Runs this binary with `args` and waits. `output`: the destination the child writes (its
+/// How a forked reader runs its command line (`args`, without the program name); returns
+/// the exit code. Set by the binary (see [`set_fork_entry`]).
+static FORK_ENTRY: OnceLock<fn(Vec<OsString>) -> i32> = OnceLock::new();
+
+/// Lets `extract` run its reader as a fork of this process rather than a new one: starting
+/// this binary again costs about 15 ms (libLLVM's loading and static constructors), as much
+/// as a tenth of a small module's extraction. Only `extract` forks: it supervises from the
+/// main thread before any other thread but the signal thread exists, while the in-memory
+/// commands supervise from inside a thread pool, which a fork would not take along.
+pub fn set_fork_entry(entry: fn(Vec<OsString>) -> i32) {
+    let _ = FORK_ENTRY.set(entry);
+}
+
+/// Starts the reader as a fork of this process: the child sets up its descriptors and
+/// environment as `supervise` does for a new process, handles signals on its own, runs
+/// `entry` and leaves with `_exit` (the parent's destructors are not its to run).
+fn fork_reader(
+    entry: fn(Vec<OsString>) -> i32,
+    args: &[OsString],
+    tty: bool,
+    status: (RawFd, RawFd),
+    stderr: (RawFd, RawFd),
+) -> Result<libc::pid_t> {
+    unsafe {
+        // Until the child has its own handlers, a signal must not reach the parent's.
+        let mut block: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut block);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut block, sig);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &block, &mut old);
+        let pid = libc::fork();
+        if pid == 0 {
+            // The child: one thread, this one.
+            let (status_r, status_w) = status;
+            let (stderr_r, stderr_w) = stderr;
+            let ok = (if status_w == STATUS_FD {
+                libc::fcntl(status_w, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(status_w, STATUS_FD)
+            }) >= 0
+                && libc::dup2(stderr_w, 2) >= 0;
+            if !ok {
+                libc::_exit(1);
+            }
+            for fd in [status_r, stderr_r, stderr_w] {
+                libc::close(fd);
+            }
+            if status_w != STATUS_FD {
+                libc::close(status_w);
+            }
+            std::env::set_var(STATUS_ENV, STATUS_FD.to_string());
+            if tty {
+                std::env::set_var(TTY_ENV, "1");
+            }
+            CAUGHT.store(0, SeqCst);
+            CHILD.store(0, SeqCst);
+            handle_signals();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            let argv = std::iter::once(OsString::from("llfacts"))
+                .chain(args.iter().cloned())
+                .collect();
+            let code = entry(argv);
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            libc::_exit(code);
+        }
+        if pid > 0 {
+            CHILD.store(pid, SeqCst);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        if pid < 0 {
+            bail!(
+                "cannot start a reader process: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        Ok(pid)
+    }
+}
+
+/// Waits for a forked reader.
+fn wait_forked(pid: libc::pid_t) -> std::io::Result<ExitStatus> {
+    let mut status = 0;
+    loop {
+        if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
+            return Ok(ExitStatus::from_raw(status));
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Runs this binary with `args` and waits (as a fork of this process when `fork` and the
+/// binary allows it, see [`set_fork_entry`]). `output`: the destination the child writes (its
 /// temporary is removed afterwards, whatever happened).
-fn supervise(args: &[OsString], forward: bool, output: Option<&Path>) -> Result<Ended> {
-    let exe = std::env::current_exe().map_err(|e| anyhow!("cannot find llfacts itself: {e}"))?;
+fn supervise(args: &[OsString], forward: bool, output: Option<&Path>, fork: bool) -> Result<Ended> {
     let (status_r, status_w) = std::io::pipe()?;
+    let tty = forward && (std::io::stderr().is_terminal() || stderr_is_terminal());
+    if let Some(&entry) = FORK_ENTRY.get().filter(|_| fork && output.is_some()) {
+        let (stderr_r, stderr_w) = std::io::pipe()?;
+        let pid = fork_reader(
+            entry,
+            args,
+            tty,
+            (status_r.as_raw_fd(), status_w.as_raw_fd()),
+            (stderr_r.as_raw_fd(), stderr_w.as_raw_fd()),
+        )?;
+        drop((status_w, stderr_w));
+        let (status, (reading, extracting)) = std::thread::scope(|s| {
+            s.spawn(move || filter_stderr(stderr_r, forward, tty));
+            let status_thread = s.spawn(move || read_status(status_r));
+            let status = wait_forked(pid);
+            CHILD.store(0, SeqCst);
+            (status, status_thread.join().expect("status reader"))
+        });
+        return finish(output, pid as u32, status, reading, extracting, None);
+    }
+    let exe = std::env::current_exe().map_err(|e| anyhow!("cannot find llfacts itself: {e}"))?;
     let mut cmd = Command::new(exe);
     cmd.args(args)
         .env(STATUS_ENV, STATUS_FD.to_string())
@@ -138,7 +261,6 @@ fn supervise(args: &[OsString], forward: bool, output: Option<&Path>) -> Result<
             Stdio::piped()
         })
         .stderr(Stdio::piped());
-    let tty = forward && (std::io::stderr().is_terminal() || stderr_is_terminal());
     if tty {
         cmd.env(TTY_ENV, "1");
     }
@@ -181,6 +303,18 @@ fn supervise(args: &[OsString], forward: bool, output: Option<&Path>) -> Result<
         let progress = status_thread.join().expect("status reader");
         (status, progress, out_thread.join().expect("stdout reader"))
     });
+    finish(output, pid, status, reading, extracting, out)
+}
+
+/// After the reader ended: its temporary removed, a caught signal passed on as our exit.
+fn finish(
+    output: Option<&Path>,
+    pid: u32,
+    status: std::io::Result<ExitStatus>,
+    reading: Vec<usize>,
+    extracting: Vec<usize>,
+    out: Option<std::io::Result<(FactBuf, Vec<usize>)>>,
+) -> Result<Ended> {
     if let Some(dest) = output {
         discard_temporary(dest, pid);
     }
@@ -340,7 +474,7 @@ fn crashes_alone(input: &Path) -> bool {
         .map(OsString::from)
         .chain([input.as_os_str().to_owned()])
         .collect();
-    supervise(&args, false, None)
+    supervise(&args, false, None, false)
         .is_ok_and(|e| e.status.signal().is_some() || e.status.code() == Some(LLVM_FATAL_EXIT))
 }
 
@@ -354,7 +488,7 @@ fn run_reader(
 ) -> Result<Ended> {
     let mut skip: Vec<usize> = Vec::new();
     loop {
-        let ended = supervise(&args(&skip), true, output)?;
+        let ended = supervise(&args(&skip), true, output, true)?;
         let Some(blamed) = crashed(inputs, &ended) else {
             return Ok(ended);
         };

@@ -67,12 +67,26 @@ fn main() -> ExitCode {
         std::process::exit(101);
     }));
     llfacts::isolate::handle_signals();
+    llfacts::isolate::set_fork_entry(forked_reader);
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("llfacts: {err:#}");
             ExitCode::from(1)
+        }
+    }
+}
+
+/// `extract`'s reader when it runs in a fork of this process (see `isolate.rs`): the same
+/// as running the binary with `argv`.
+fn forked_reader(argv: Vec<std::ffi::OsString>) -> i32 {
+    let cli = Cli::parse_from(argv);
+    match run(cli.command) {
+        Ok(()) => 0,
+        Err(err) => {
+            eprintln!("llfacts: {err:#}");
+            1
         }
     }
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{Jobs, Quiet, Reading, skipped_error};
+use llfacts::extract::ReadOptions;
 
 /// Extract facts from LLVM modules (.bc or .ll) into one directory of <relation>.facts files.
 ///
@@ -39,7 +40,11 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let quiet = args.quiet.quiet;
-    let opts = args.reading.options(quiet);
+    let opts = ReadOptions {
+        // The process ends with the command.
+        leak_last_module: true,
+        ..args.reading.options(quiet)
+    };
     let summary = args
         .jobs
         .pool()?

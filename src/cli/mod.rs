@@ -110,6 +110,7 @@ impl Reading {
             quiet,
             keep_going: self.keep_going,
             skip: self.skip_input.clone(),
+            leak_last_module: false,
         }
     }
 

@@ -28,23 +28,20 @@ impl Numbering {
         unsafe {
             let mut slot = 0usize;
             let mut spelled = Vec::new();
+            let mut escaped = Vec::new();
             let mut label = |v: LLVMValueRef| -> Id {
                 let n = name(v);
                 if n.is_empty() {
                     slot += 1;
-                    return Id::concat(&[
-                        func_id.as_bytes(),
-                        b":%",
-                        (slot - 1).to_string().as_bytes(),
-                    ]);
+                    let mut buf = [0u8; 24];
+                    let digits = crate::facts::buf::decimal(slot as i64 - 1, &mut buf);
+                    return Id::concat(&[func_id.as_bytes(), b":%", digits]);
                 }
-                let mut id = Vec::with_capacity(func_id.as_bytes().len() + n.len() + 4);
-                id.extend_from_slice(func_id.as_bytes());
-                id.extend_from_slice(b":%");
                 spelled.clear();
                 llvm::push_llvm_name(&mut spelled, n);
-                escape_into(&spelled, &mut id);
-                Id::concat(&[&id])
+                escaped.clear();
+                escape_into(&spelled, &mut escaped);
+                Id::concat(&[func_id.as_bytes(), b":%", &escaped])
             };
             let mut locals = PtrMap::default();
             let mut blocks = PtrMap::default();

@@ -10,7 +10,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::input;
-use super::{Counts, EmittedTypes, Sink, extract_module};
+use super::{Counts, EmittedTypes, Sink, extract_module, shard_of};
 use crate::facts::buf::FactBuf;
 use crate::facts::registry::{self, RELATIONS};
 use crate::facts::writer::FactDir;
@@ -37,6 +37,10 @@ pub struct ReadOptions {
     pub keep_going: bool,
     /// Inputs, by index, not to read: they crashed an earlier reader process.
     pub skip: Vec<usize>,
+    /// The process ends once the facts are out: the last module is left to the OS rather
+    /// than freed (tens of milliseconds of LLVM's destructors on a large module; clang's
+    /// driver does the same with `-disable-free`).
+    pub leak_last_module: bool,
 }
 
 /// `skipped N of M inputs: a.bc, b.bc`.
@@ -176,7 +180,7 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
     let mut progress = Progress::new(opts.quiet, inputs.len());
     // A few buffers in flight keep both sides busy while bounding memory.
     let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
-    let (dir, emitted) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         // The writer creates the output files while the first input is parsed.
         let writer = scope.spawn(move || -> Result<FactDir> {
             dir.create_files()?;
@@ -193,24 +197,23 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
         let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
         drop(tx);
         // A writer failure (say, a full disk) is the cause of any send failure: report it first.
-        let dir = writer.join().expect("writer thread panicked");
-        (dir, emitted)
-    });
-    let dir = dir?;
-    let (total, skipped) = emitted?;
-    progress.finish();
-    let tuples = dir.counts().iter().sum();
-    let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
-    dir.commit()?;
-    Ok(Summary {
-        modules: inputs.len() - skipped.len(),
-        functions: total.functions,
-        instructions: total.instructions,
-        relations: RELATIONS.len(),
-        nonempty_relations,
-        tuples,
-        elapsed: start.elapsed(),
-        skipped,
+        let dir = writer.join().expect("writer thread panicked")?;
+        let (total, skipped) = emitted?;
+        progress.finish();
+        let tuples = dir.counts().iter().sum();
+        let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
+        // Inside the scope: the last module is freed on its own thread meanwhile.
+        dir.commit()?;
+        Ok(Summary {
+            modules: inputs.len() - skipped.len(),
+            functions: total.functions,
+            instructions: total.instructions,
+            relations: RELATIONS.len(),
+            nonempty_relations,
+            tuples,
+            elapsed: start.elapsed(),
+            skipped,
+        })
     })
 }
 
@@ -244,6 +247,17 @@ fn opcode_classes() -> FactBuf {
     out
 }
 
+/// Reads one input, in `shards` contexts when it can be (see `input::Input::shards`).
+fn load(path: &Path, shards: usize) -> Result<Vec<input::Module>> {
+    let input = input::read(path)?;
+    if shards > 1
+        && let Some(read) = input.shards(shards, &|i| shard_of(i, shards))
+    {
+        return Ok(read);
+    }
+    Ok(vec![input.parse()?])
+}
+
 /// `scope` takes each module once extracted: freeing it overlaps the rest of the work.
 fn emit_all<'s>(
     inputs: &[PathBuf],
@@ -261,14 +275,16 @@ fn emit_all<'s>(
     let indices: Vec<usize> = (0..inputs.len()).collect();
     for (first, chunk) in indices.chunks(window).enumerate() {
         let first = first * window;
-        let modules: Vec<Option<Result<input::Module>>> = chunk
+        // Modules are read in parallel; one alone is read in a context per thread (shards).
+        let shards = if chunk.len() == 1 { window } else { 1 };
+        let modules: Vec<Option<Result<Vec<input::Module>>>> = chunk
             .par_iter()
             .map(|&i| {
                 if opts.skip.contains(&i) {
                     return None;
                 }
                 isolate::note(Event::Reading, i);
-                let module = input::load(&inputs[i]);
+                let module = load(&inputs[i], shards);
                 isolate::note(Event::Read, i);
                 Some(module)
             })
@@ -288,7 +304,7 @@ fn emit_all<'s>(
                 Some(module) => module?,
             };
             if !opts.quiet {
-                for w in &module.warnings {
+                for w in &module[0].warnings {
                     progress.line(&format!("warning: {w}"));
                 }
             }
@@ -302,7 +318,14 @@ fn emit_all<'s>(
                 &mut emitted_types,
             )?;
             isolate::note(Event::Done, i);
-            scope.spawn(move || drop(module));
+            if opts.leak_last_module && i + 1 == inputs.len() {
+                std::mem::forget(module);
+            } else {
+                // Each shard on its own thread.
+                for shard in module {
+                    scope.spawn(move || drop(shard));
+                }
+            }
             total.functions += counts.functions;
             total.instructions += counts.instructions;
             progress.module_done();

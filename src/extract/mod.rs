@@ -1,11 +1,13 @@
 //! Per-entity fact emitters and the pipeline that runs them.
 //!
-//! Per module: the coordinating thread builds a [`ModuleCtx`] (global ids, source variable
-//! names, comdat names) and emits module-level facts; defined functions are then emitted in
-//! parallel, in runs of consecutive functions, each into its own [`FactBuf`]; runs are
-//! handed to the output in function order as soon as the runs before them are, so the
-//! bytes written do not depend on the number of threads and writing overlaps extraction.
-//! Type facts come last, from the union of the types every worker used.
+//! Per module: a [`ModuleCtx`] (global ids, source variable names, comdat names) per LLVM
+//! context the module was read in (one, or one per thread: shards, see `input.rs`), then
+//! the module-level facts; functions are then emitted in parallel, in runs of consecutive
+//! functions (each function's header, then its body), each run into its own [`FactBuf`];
+//! runs are handed to the output in function order as soon as the runs before them are, so
+//! the bytes written depend neither on the number of threads nor on the number of shards,
+//! and writing overlaps extraction. Type facts come last, from the union of the types every
+//! worker used.
 
 mod attrs;
 mod body;
@@ -52,7 +54,7 @@ pub struct ModuleCtx {
 }
 
 impl ModuleCtx {
-    /// Runs on the coordinating thread: it reads metadata, which creates wrapper values.
+    /// Runs on one thread per context: it reads metadata, which creates wrapper values.
     unsafe fn new(module: &Module, id: Vec<u8>) -> ModuleCtx {
         unsafe {
             let m = module.raw();
@@ -253,21 +255,46 @@ pub type Sink<'a> = dyn FnMut(FactBuf) -> Result<()> + Send + 'a;
 /// Progress: defined functions done, and in all.
 pub type Progress<'a> = dyn FnMut(usize, usize) + Send + 'a;
 
+/// The shard (see `input::Input::shards`) that reads the body of function number `i`:
+/// runs go round the shards, so that each reads about as many bodies.
+pub fn shard_of(i: usize, shards: usize) -> usize {
+    (i / RUN) % shards
+}
+
+/// A finished run: its facts, its shard, the types it used there, its instructions.
+type Done = (FactBuf, usize, Vec<Handle<LLVMTypeRef>>, usize);
+
 /// Runs finished out of order wait here until the runs before them are handed on.
 struct InOrder<'s, 'p> {
     next: usize,
-    waiting: std::collections::BTreeMap<usize, (FactBuf, Vec<Handle<LLVMTypeRef>>, usize)>,
+    waiting: std::collections::BTreeMap<usize, Done>,
     sink: &'s mut Sink<'p>,
     progress: &'s mut Progress<'p>,
-    used_types: PtrSet<Handle<LLVMTypeRef>>,
+    /// Per shard.
+    used_types: Vec<PtrSet<Handle<LLVMTypeRef>>>,
     counts: Counts,
     failed: Option<anyhow::Error>,
 }
 
-/// Emits every fact of `module`, handing buffers to `sink` in a fixed order.
-/// `path` is how the input was named on the command line.
+/// The functions that get facts (all but the `llvm.dbg.*` declarations), in module order.
+unsafe fn emitted_functions(m: LLVMModuleRef) -> Vec<Handle<LLVMValueRef>> {
+    unsafe {
+        llvm::functions(m)
+            .into_iter()
+            .filter(|&f| !llvm::is_debug_intrinsic_name(llvm::name(f)))
+            .map(Handle)
+            .collect()
+    }
+}
+
+/// Emits every fact of a module, handing buffers to `sink` in a fixed order: the module and
+/// its globals, then the functions in runs of [`RUN`] (each function's header, then its
+/// body), then the types. `shards` is the module as read in one context or several
+/// (`input::Input::shards`); a run's functions are read from shard [`shard_of`] of its
+/// first, and the bytes do not depend on the number of shards. `path` is how the input
+/// was named on the command line.
 pub fn extract_module(
-    module: &Module,
+    shards: &[Module],
     id: &[u8],
     path: &[u8],
     sink: &mut Sink,
@@ -275,11 +302,23 @@ pub fn extract_module(
     emitted_types: &mut EmittedTypes,
 ) -> Result<Counts> {
     unsafe {
-        let ctx = ModuleCtx::new(module, id.to_vec());
-        let m = module.raw();
-        let mut used_types: PtrSet<Handle<LLVMTypeRef>> = PtrSet::default();
+        use rayon::prelude::*;
+        // Each in its own context: distinct contexts may be used on distinct threads.
+        let ctxs: Vec<ModuleCtx> = shards
+            .par_iter()
+            .map(|m| ModuleCtx::new(m, id.to_vec()))
+            .collect();
+        let k = ctxs.len();
+        let functions: Vec<Vec<Handle<LLVMValueRef>>> =
+            ctxs.iter().map(|c| emitted_functions(c.raw())).collect();
+        let n = functions[0].len();
+        if functions.iter().any(|f| f.len() != n) {
+            anyhow::bail!("the shards of a module differ");
+        }
+        let mut used_types: Vec<PtrSet<Handle<LLVMTypeRef>>> = vec![PtrSet::default(); k];
 
-        let mut head = Worker::new(&ctx);
+        let mut head = Worker::new(&ctxs[0]);
+        let m = ctxs[0].raw();
         head.module_facts(path);
         for g in llvm::globals(m) {
             head.global_var(g);
@@ -290,25 +329,25 @@ pub fn extract_module(
         for i in llvm::ifuncs(m) {
             head.ifunc(i);
         }
-        let functions: Vec<LLVMValueRef> = llvm::functions(m)
-            .into_iter()
-            .filter(|&f| !llvm::is_debug_intrinsic_name(llvm::name(f)))
-            .collect();
-        for &f in &functions {
-            head.function_header(f);
-        }
-        used_types.extend(head.types.used.drain());
+        used_types[0].extend(head.types.used.drain());
         sink(head.out)?;
 
-        let defined: Vec<Handle<LLVMValueRef>> = functions
-            .iter()
-            .filter(|&&f| !llvm::is_declaration(f))
-            .map(|&f| Handle(f))
-            .collect();
+        // Defined functions before each run, for the progress display.
+        let runs = n.div_ceil(RUN);
+        let mut defined_before = Vec::with_capacity(runs + 1);
+        defined_before.push(0);
+        for r in 0..runs {
+            let run = &functions[0][r * RUN..((r + 1) * RUN).min(n)];
+            let defined = run
+                .iter()
+                .filter(|&&Handle(f)| !llvm::is_declaration(f))
+                .count();
+            defined_before.push(defined_before[r] + defined);
+        }
+        let defined = defined_before[runs];
         // Runs are fixed by position and handed on in order, so the output does not depend
         // on scheduling; a run's functions share a worker (its buffers and memos). Threads
         // take runs in order, so the earliest unfinished run is always being worked on.
-        let runs: Vec<&[Handle<LLVMValueRef>]> = defined.chunks(RUN).collect();
         let window = WINDOW_PER_THREAD * rayon::current_num_threads();
         let taken = AtomicUsize::new(0);
         let state = Mutex::new(InOrder {
@@ -318,7 +357,7 @@ pub fn extract_module(
             progress,
             used_types,
             counts: Counts {
-                functions: defined.len(),
+                functions: defined,
                 instructions: 0,
             },
             failed: None,
@@ -329,7 +368,7 @@ pub fn extract_module(
                 s.spawn(|_| {
                     loop {
                         let i = taken.fetch_add(1, Relaxed);
-                        if i >= runs.len() {
+                        if i >= runs {
                             break;
                         }
                         let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
@@ -342,13 +381,23 @@ pub fn extract_module(
                                 break;
                             }
                         }
+                        let shard = shard_of(i * RUN, k);
                         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            let mut w = Worker::new(&ctx);
-                            let n = runs[i]
-                                .iter()
-                                .map(|&Handle(f)| w.function_body(ctx.global_id(f), f))
-                                .sum();
-                            (w.out, w.types.used.into_iter().collect(), n)
+                            let ctx = &ctxs[shard];
+                            let mut w = Worker::new(ctx);
+                            let mut instructions = 0;
+                            for &Handle(f) in &functions[shard][i * RUN..((i + 1) * RUN).min(n)] {
+                                w.function_header(f);
+                                if !llvm::is_declaration(f) {
+                                    instructions += w.function_body(ctx.global_id(f), f);
+                                }
+                            }
+                            (
+                                w.out,
+                                shard,
+                                w.types.used.into_iter().collect(),
+                                instructions,
+                            )
                         }));
                         let mut st = lock();
                         let run = match run {
@@ -363,15 +412,14 @@ pub fn extract_module(
                         };
                         st.waiting.insert(i, run);
                         let st = &mut *st;
-                        while let Some((out, types, n)) = st.waiting.remove(&st.next) {
-                            st.used_types.extend(types);
+                        while let Some((out, shard, types, n)) = st.waiting.remove(&st.next) {
+                            st.used_types[shard].extend(types);
                             st.counts.instructions += n;
-                            let done = (st.next * RUN + RUN).min(defined.len());
                             st.next += 1;
                             if st.failed.is_none() {
                                 st.failed = (st.sink)(out).err();
                             }
-                            (st.progress)(done, defined.len());
+                            (st.progress)(defined_before[st.next], defined);
                         }
                         moved.notify_all();
                     }
@@ -385,7 +433,8 @@ pub fn extract_module(
         let (counts, used_types, sink) = (st.counts, st.used_types, st.sink);
 
         let mut type_facts = FactBuf::new();
-        types::emit_type_facts(m, &ctx.raw_id, used_types, emitted_types, &mut type_facts);
+        let used: Vec<_> = ctxs.iter().map(|c| c.raw()).zip(used_types).collect();
+        types::emit_type_facts(&used, &ctxs[0].raw_id, emitted_types, &mut type_facts);
         sink(type_facts)?;
         Ok(counts)
     }

@@ -253,28 +253,36 @@ unsafe fn has_fixed_layout(t: LLVMTypeRef, seen: &mut PtrSet<LLVMTypeRef>) -> bo
 pub type EmittedTypes = std::collections::HashSet<Vec<u8>>;
 
 pub fn emit_type_facts(
-    module: LLVMModuleRef,
+    modules: &[(LLVMModuleRef, PtrSet<Handle<LLVMTypeRef>>)],
     module_id: &[u8],
-    used: impl IntoIterator<Item = Handle<LLVMTypeRef>>,
     emitted: &mut EmittedTypes,
     out: &mut FactBuf,
 ) {
-    let mut namer = TypeNamer::new(module_id);
-    let mut all: BTreeMap<Id, LLVMTypeRef> = BTreeMap::new();
-    let mut stack: Vec<LLVMTypeRef> = used.into_iter().map(|h| h.0).collect();
-    let mut seen = PtrSet::default();
-    while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
+    // A module read in several contexts (shards) has each type once per context: each id
+    // is emitted once, from the first shard that used it.
+    let mut namers: Vec<TypeNamer> = modules.iter().map(|_| TypeNamer::new(module_id)).collect();
+    let mut all: BTreeMap<Id, (usize, LLVMTypeRef)> = BTreeMap::new();
+    for (s, (_, used)) in modules.iter().enumerate() {
+        let mut stack: Vec<LLVMTypeRef> = used.iter().map(|h| h.0).collect();
+        let mut seen = PtrSet::default();
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            let id = namers[s].id(t).clone();
+            if s == 0 {
+                all.insert(id, (s, t));
+            } else {
+                all.entry(id).or_insert((s, t));
+            }
+            stack.extend(unsafe { components(t) });
         }
-        all.insert(namer.id(t).clone(), t);
-        stack.extend(unsafe { components(t) });
     }
-    let layout = unsafe { LLVMGetModuleDataLayout(module) };
-    let layout_str = unsafe { cstr(LLVMGetDataLayoutStr(module)) };
-    for (id, t) in all {
+    let layout_str = unsafe { cstr(LLVMGetDataLayoutStr(modules[0].0)) };
+    for (id, (s, t)) in all {
         if emitted.insert([layout_str, b"\0", id.as_bytes()].concat()) {
-            unsafe { emit_one(&mut namer, layout, &id, t, out) };
+            let layout = unsafe { LLVMGetModuleDataLayout(modules[s].0) };
+            unsafe { emit_one(&mut namers[s], layout, &id, t, out) };
         }
     }
 }

@@ -38,23 +38,36 @@ pub struct Id(Arc<[u8]>);
 impl Id {
     /// An id for raw bytes (escaping them).
     pub fn new(raw: &[u8]) -> Id {
-        let mut out = Vec::with_capacity(raw.len());
+        if !needs_escape(raw) {
+            return Id::concat(&[raw]);
+        }
+        let mut out = Vec::with_capacity(raw.len() + 8);
         escape_into(raw, &mut out);
-        Id(out.into())
+        Id::concat(&[&out])
     }
 
     /// Concatenates parts that are already escaped (ids, or ASCII punctuation and digits).
+    /// One allocation, of the exact size: ids are made for nearly every value.
     pub fn concat(parts: &[&[u8]]) -> Id {
-        Id(parts.concat().into())
+        let len = parts.iter().map(|p| p.len()).sum();
+        let mut id = Arc::<[u8]>::new_uninit_slice(len);
+        let dst = Arc::get_mut(&mut id).expect("a new Arc is unique");
+        let mut at = 0;
+        for p in parts {
+            // SAFETY: `dst` has room for every part, and each byte is written once.
+            unsafe {
+                std::ptr::copy_nonoverlapping(p.as_ptr(), dst[at..].as_mut_ptr().cast(), p.len())
+            };
+            at += p.len();
+        }
+        // SAFETY: all `len` bytes were written above.
+        Id(unsafe { id.assume_init() })
     }
 
     /// `parent`, a separator and a decimal index: `a:@f:%bb` → `a:@f:%bb:3`.
     pub fn child(&self, sep: u8, index: usize) -> Id {
-        let mut out = Vec::with_capacity(self.0.len() + 4);
-        out.extend_from_slice(&self.0);
-        out.push(sep);
-        push_decimal(index as i64, &mut out);
-        Id(out.into())
+        let mut buf = itoa_buf();
+        Id::concat(&[&self.0, &[sep], decimal(index as i64, &mut buf)])
     }
 
     /// The written form.
