@@ -134,8 +134,8 @@ struct Ended {
 static FORK_ENTRY: OnceLock<fn(Vec<OsString>) -> i32> = OnceLock::new();
 
 /// Lets `extract` run its reader as a fork of this process rather than a new one: starting
-/// this binary again costs about 15 ms (libLLVM's loading and static constructors), as much
-/// as a tenth of a small module's extraction. Only `extract` forks: it supervises from the
+/// this binary again costs about 15 ms (loading it and running LLVM's static constructors),
+/// as much as a tenth of a small module's extraction. Only `extract` forks: it supervises from the
 /// main thread before any other thread but the signal thread exists, while the in-memory
 /// commands supervise from inside a thread pool, which a fork would not take along.
 pub fn set_fork_entry(entry: fn(Vec<OsString>) -> i32) {

@@ -5,6 +5,7 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use common::*;
 use llfacts::facts::registry::RELATIONS;
@@ -241,24 +242,32 @@ fn counts_agree_with_an_independent_reader() {
 #[test]
 fn output_is_byte_identical_for_every_job_count() {
     let base = scratch("jobs");
-    let inputs = all_fixtures();
-    let mut dirs = Vec::new();
-    for jobs in ["1", "2", "3", "8"] {
-        let dir = base.join(format!("j{jobs}"));
-        extract_ok(&inputs, &dir, &["-q", "--jobs", jobs]);
-        dirs.push(dir);
-    }
+    same_bytes_for_jobs(&all_fixtures(), &base.join("j"), &["1", "2", "3", "8"]);
+}
+
+/// Extracts `inputs` once per job count into `PREFIX<jobs>` and asserts every relation
+/// file is byte-identical across them; returns the directories.
+fn same_bytes_for_jobs(inputs: &[PathBuf], prefix: &Path, jobs: &[&str]) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = jobs
+        .iter()
+        .map(|j| {
+            let dir = PathBuf::from(format!("{}{j}", prefix.display()));
+            extract_ok(inputs, &dir, &["-q", "--jobs", j]);
+            dir
+        })
+        .collect();
     for rel in RELATIONS {
-        let name = format!("{}.facts", rel.name);
-        let first = std::fs::read(dirs[0].join(&name)).unwrap();
+        let file = format!("{}.facts", rel.name);
+        let first = std::fs::read(dirs[0].join(&file)).unwrap();
         for d in &dirs[1..] {
             assert!(
-                first == std::fs::read(d.join(&name)).unwrap(),
-                "{name} differs in {}",
+                first == std::fs::read(d.join(&file)).unwrap(),
+                "{file} differs in {}",
                 d.display()
             );
         }
     }
+    dirs
 }
 
 /// One large module, read in one LLVM context (`-j 1`) or in one per thread (shards, see
@@ -290,23 +299,11 @@ fn one_module_in_several_contexts_gives_the_same_bytes() {
     code.push_str("int (*table[])(int) = { f0, f1, f50, f99 };\n");
     for (name, flags) in [("o0g", &["-O0", "-g"][..]), ("o1", &["-O1"][..])] {
         let bc = compile_snippet(&base, name, &code, flags);
-        let mut dirs = Vec::new();
-        for jobs in ["1", "2", "3", "5"] {
-            let dir = base.join(format!("{name}-j{jobs}"));
-            extract_ok(&[bc.clone()], &dir, &["-q", "--jobs", jobs]);
-            dirs.push(dir);
-        }
-        for rel in RELATIONS {
-            let file = format!("{}.facts", rel.name);
-            let first = std::fs::read(dirs[0].join(&file)).unwrap();
-            for d in &dirs[1..] {
-                assert!(
-                    first == std::fs::read(d.join(&file)).unwrap(),
-                    "{file} differs in {}",
-                    d.display()
-                );
-            }
-        }
+        let dirs = same_bytes_for_jobs(
+            &[bc],
+            &base.join(format!("{name}-j")),
+            &["1", "2", "3", "5"],
+        );
         assert_eq!(Facts::open(&dirs[0]).rows("function_definition").len(), 121);
     }
 }

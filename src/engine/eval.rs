@@ -958,7 +958,9 @@ pub fn evaluate(
                 plan = plan_stratum(prog, s, now)?;
                 for r in &stratum.rels {
                     let used = |cols: &[usize]| {
-                        plan.indexes.iter().any(|ix| ix.rel == *r && ix.cols == cols)
+                        plan.indexes
+                            .iter()
+                            .any(|ix| ix.rel == *r && ix.cols == cols)
                     };
                     rels[*r].retire_indexes(used, INDEX_PATIENCE);
                 }

@@ -544,7 +544,11 @@ pub fn write_output(
     if to_stdout {
         let header = if headers { names.as_str() } else { "" };
         let mut so = std::io::BufWriter::new(std::io::stdout().lock());
-        write!(so, "---------------\n{}\n{header}===============\n", rel.name)?;
+        write!(
+            so,
+            "---------------\n{}\n{header}===============\n",
+            rel.name
+        )?;
         write_rows(&mut so, rel, store, syms, recs, &delim, rfc4180)?;
         so.write_all(b"===============\n")?;
         so.flush()?;

@@ -679,10 +679,9 @@ impl Relation {
         self.grow_row_set(1);
         let a = self.arity;
         let data = &self.data;
-        let slot = match self
-            .row_set
-            .probe(h, |id| rows_eq(&data[id as usize * a..id as usize * a + a], row))
-        {
+        let slot = match self.row_set.probe(h, |id| {
+            rows_eq(&data[id as usize * a..id as usize * a + a], row)
+        }) {
             Ok(_) => return false,
             Err(i) => i,
         };
