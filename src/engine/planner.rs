@@ -8,8 +8,9 @@
 //! scan (a delta counts 8 times fewer than it has): a delta atom scans only
 //! the delta, so a recursive stratum is planned again each iteration with the
 //! delta's size. An atom with bound columns is read through a hash index on
-//! its joined columns (constants beside them are checked on each row); a
-//! fully bound atom is a membership test.
+//! its joined columns (constants beside them are checked on each row, unless
+//! another plan of the stratum needs the index on both anyway); a fully bound
+//! atom is a membership test.
 //! An atom that would bind nothing (only `_` and bound arguments) is placed
 //! like a filter and tested once for a matching row, never joined.
 //!
@@ -193,6 +194,8 @@ struct Planner<'a> {
     rule: &'a Rule,
     indexes: &'a mut Vec<IndexSpec>,
     row_sets: &'a mut Vec<usize>,
+    /// The indexes a first planning of the stratum asked for (see `plan_stratum`).
+    shared: &'a [IndexSpec],
     /// Whether each matching row counts (the body of a single-atom aggregate,
     /// which ranges over tuples): then an atom is never a mere test.
     per_row: bool,
@@ -331,9 +334,17 @@ impl Planner<'_> {
         if known.len() < args.len() {
             // Constant columns beside joined ones are checked on the rows the join finds,
             // so that `R(x, _, -1)` and `R(x, y, _)` share the index on `x`: an index costs
-            // a word per row. A delta is scanned and checked, not indexed by constants.
+            // a word per row. But where another plan needs an index on the joined and the
+            // constant columns anyway, the constants join too: `R(_, y, -1)` beside
+            // `R(_, y, z)` reads only the rows at -1. A delta is scanned and checked, not
+            // indexed by constants.
             let joined = |c: &usize| !matches!(&args[*c], Arg::Expr(e) if !has_var(e));
-            if known.iter().any(|(c, _)| joined(c)) || version == Version::Delta {
+            let all = IndexSpec {
+                rel,
+                cols: known.iter().map(|(c, _)| *c).collect(),
+            };
+            let shared = self.shared.contains(&all);
+            if (known.iter().any(|(c, _)| joined(c)) && !shared) || version == Version::Delta {
                 let (keep, consts): (Vec<_>, Vec<_>) =
                     known.into_iter().partition(|(c, _)| joined(c));
                 known = keep;
@@ -742,6 +753,7 @@ fn single_use_as_anon(rule: &Rule) -> Vec<Lit> {
 /// Plan one version of a rule. `versions[i]` applies to body literal `i`.
 fn plan_rule(
     sizes: Sizes,
+    shared: &[IndexSpec],
     indexes: &mut Vec<IndexSpec>,
     row_sets: &mut Vec<usize>,
     rule: &Rule,
@@ -752,6 +764,7 @@ fn plan_rule(
         rule,
         indexes,
         row_sets,
+        shared,
         per_row: false,
     };
     let mut bound = vec![false; rule.var_names.len()];
@@ -780,8 +793,20 @@ fn plan_rule(
 }
 
 /// Plan stratum `s` given the current relation sizes: each rule, or, in a
-/// recursive stratum, one semi-naive version per recursive atom.
+/// recursive stratum, one semi-naive version per recursive atom. Planned
+/// twice: the second time, an atom with constant columns beside joined ones
+/// joins on the constants too where the first asked for that index anyway.
 pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPlan> {
+    let first = plan_stratum_sharing(prog, s, sizes, &[])?;
+    plan_stratum_sharing(prog, s, sizes, &first.indexes)
+}
+
+fn plan_stratum_sharing(
+    prog: &Checked,
+    s: usize,
+    sizes: Sizes,
+    shared: &[IndexSpec],
+) -> Result<StratumPlan> {
     let stratum = &prog.strata[s];
     let mut out = StratumPlan::default();
     for &ri in &stratum.rules {
@@ -795,7 +820,14 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPla
             .collect();
         if rec_pos.is_empty() {
             let versions = vec![Version::Full; rule.body.len()];
-            let plan = plan_rule(sizes, &mut out.indexes, &mut out.row_sets, rule, &versions)?;
+            let plan = plan_rule(
+                sizes,
+                shared,
+                &mut out.indexes,
+                &mut out.row_sets,
+                rule,
+                &versions,
+            )?;
             out.base.push(plan);
         } else {
             for (k, &pos) in rec_pos.iter().enumerate() {
@@ -804,7 +836,14 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPla
                     versions[other] = if j < k { Version::Old } else { Version::Full };
                 }
                 versions[pos] = Version::Delta;
-                let plan = plan_rule(sizes, &mut out.indexes, &mut out.row_sets, rule, &versions)?;
+                let plan = plan_rule(
+                    sizes,
+                    shared,
+                    &mut out.indexes,
+                    &mut out.row_sets,
+                    rule,
+                    &versions,
+                )?;
                 out.rec.push(plan);
             }
         }
@@ -816,6 +855,7 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPla
         let full = vec![Version::Full; rule.body.len()];
         out.subsume.push(plan_rule(
             sizes,
+            shared,
             &mut out.indexes,
             &mut out.row_sets,
             rule,
@@ -841,6 +881,7 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPla
         if body_in_stratum {
             out.subsume_rec.push(plan_rule(
                 sizes,
+                shared,
                 &mut out.indexes,
                 &mut out.row_sets,
                 rule,
@@ -853,6 +894,7 @@ pub fn plan_stratum(prog: &Checked, s: usize, sizes: Sizes) -> Result<StratumPla
             versions[delta] = Version::Delta;
             out.subsume_rec.push(plan_rule(
                 sizes,
+                shared,
                 &mut out.indexes,
                 &mut out.row_sets,
                 rule,
@@ -878,4 +920,63 @@ fn has_var(e: &Expr) -> bool {
     let mut vs = Vec::new();
     expr_vars(e, &mut vs);
     !vs.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{parser, sema};
+
+    /// The indexes the stratum deriving `head` asks for, as (relation, columns).
+    fn indexes(src: &str, head: &str) -> Vec<(String, Vec<usize>)> {
+        let prog = sema::check(&parser::parse_source("t.dl", src).unwrap()).unwrap();
+        let h = prog.rel_index[head];
+        let s = prog
+            .strata
+            .iter()
+            .position(|s| s.rels.contains(&h))
+            .unwrap();
+        // `r` large, the others small: the small ones are scanned, `r` is looked up
+        let sizes: Vec<usize> = prog
+            .rels
+            .iter()
+            .map(|r| if r.name == "r" { 1000 } else { 10 })
+            .collect();
+        let sizes = Sizes {
+            full: &sizes,
+            delta: &sizes,
+        };
+        let plan = plan_stratum(&prog, s, sizes).unwrap();
+        let mut out: Vec<_> = plan
+            .indexes
+            .iter()
+            .map(|ix| (prog.rels[ix.rel].name.clone(), ix.cols.clone()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    const DECLS: &str = "
+        .decl r(a: number, b: number, c: number)
+        .input r
+        .decl q(b: number, c: number)
+        .input q
+        .decl s(b: number)
+        .input s
+        .decl x(a: number)
+        .output x
+    ";
+
+    #[test]
+    fn a_constant_beside_a_join_is_checked_when_no_plan_shares_its_index() {
+        let src = format!("{DECLS} x(A) :- s(B), r(A, B, -1).");
+        assert_eq!(indexes(&src, "x"), [("r".to_string(), vec![1])]);
+    }
+
+    #[test]
+    fn a_constant_beside_a_join_joins_when_another_plan_needs_that_index() {
+        let src = format!("{DECLS} x(A) :- s(B), r(A, B, -1). x(A) :- q(B, C), r(A, B, C).");
+        // one index serves both: `r(A, B, -1)` reads only the rows at -1
+        assert_eq!(indexes(&src, "x"), [("r".to_string(), vec![1, 2])]);
+    }
 }
