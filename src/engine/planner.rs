@@ -809,6 +809,16 @@ fn plan_stratum_sharing(
 ) -> Result<StratumPlan> {
     let stratum = &prog.strata[s];
     let mut out = StratumPlan::default();
+    let plan = |out: &mut StratumPlan, rule: &Rule, versions: &[Version]| {
+        plan_rule(
+            sizes,
+            shared,
+            &mut out.indexes,
+            &mut out.row_sets,
+            rule,
+            versions,
+        )
+    };
     for &ri in &stratum.rules {
         let rule = &prog.rules[ri];
         let rec_pos: Vec<usize> = rule
@@ -820,15 +830,8 @@ fn plan_stratum_sharing(
             .collect();
         if rec_pos.is_empty() {
             let versions = vec![Version::Full; rule.body.len()];
-            let plan = plan_rule(
-                sizes,
-                shared,
-                &mut out.indexes,
-                &mut out.row_sets,
-                rule,
-                &versions,
-            )?;
-            out.base.push(plan);
+            let p = plan(&mut out, rule, &versions)?;
+            out.base.push(p);
         } else {
             for (k, &pos) in rec_pos.iter().enumerate() {
                 let mut versions = vec![Version::Full; rule.body.len()];
@@ -836,15 +839,8 @@ fn plan_stratum_sharing(
                     versions[other] = if j < k { Version::Old } else { Version::Full };
                 }
                 versions[pos] = Version::Delta;
-                let plan = plan_rule(
-                    sizes,
-                    shared,
-                    &mut out.indexes,
-                    &mut out.row_sets,
-                    rule,
-                    &versions,
-                )?;
-                out.rec.push(plan);
+                let p = plan(&mut out, rule, &versions)?;
+                out.rec.push(p);
             }
         }
     }
@@ -853,14 +849,8 @@ fn plan_stratum_sharing(
             continue;
         }
         let full = vec![Version::Full; rule.body.len()];
-        out.subsume.push(plan_rule(
-            sizes,
-            shared,
-            &mut out.indexes,
-            &mut out.row_sets,
-            rule,
-            &full,
-        )?);
+        let p = plan(&mut out, rule, &full)?;
+        out.subsume.push(p);
         if !stratum.recursive {
             continue;
         }
@@ -879,27 +869,15 @@ fn plan_stratum_sharing(
                 && matches!(l, Lit::Atom { rel, .. } | Lit::Neg { rel, .. } if stratum.rels.contains(rel))
         });
         if body_in_stratum {
-            out.subsume_rec.push(plan_rule(
-                sizes,
-                shared,
-                &mut out.indexes,
-                &mut out.row_sets,
-                rule,
-                &full,
-            )?);
+            let p = plan(&mut out, rule, &full)?;
+            out.subsume_rec.push(p);
             continue;
         }
         for delta in pair {
             let mut versions = full.clone();
             versions[delta] = Version::Delta;
-            out.subsume_rec.push(plan_rule(
-                sizes,
-                shared,
-                &mut out.indexes,
-                &mut out.row_sets,
-                rule,
-                &versions,
-            )?);
+            let p = plan(&mut out, rule, &versions)?;
+            out.subsume_rec.push(p);
         }
     }
     Ok(out)
