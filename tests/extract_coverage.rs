@@ -270,6 +270,26 @@ fn same_bytes_for_jobs(inputs: &[PathBuf], prefix: &Path, jobs: &[&str]) -> Vec<
     dirs
 }
 
+/// A function far larger than the others, late in the module: its run is extracted first
+/// (see `task_order` in `extract/mod.rs`), and the bytes are still those of `-j 1`.
+#[test]
+fn a_large_late_run_gives_the_same_bytes() {
+    let base = scratch("large-run");
+    let mut code = String::new();
+    for i in 0..50 {
+        if i == 40 {
+            code.push_str("int big(int v) {\n  switch (v) {\n");
+            for c in 0..400 {
+                code.push_str(&format!("  case {c}: v = v * {c} + 1; break;\n"));
+            }
+            code.push_str("  }\n  return v;\n}\n");
+        }
+        code.push_str(&format!("int g{i}(int v) {{ return v + {i}; }}\n"));
+    }
+    let bc = compile_snippet(&base, "large", &code, &["-O0"]);
+    same_bytes_for_jobs(&[bc], &base.join("j"), &["1", "2", "3"]);
+}
+
 /// One large module, read in one LLVM context (`-j 1`) or in one per thread (shards, see
 /// `extract/input.rs`), gives the same bytes: 120 functions (8 runs) with debug info,
 /// declarations between definitions, function pointers in globals, a computed goto whose

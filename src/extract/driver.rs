@@ -10,7 +10,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::input;
-use super::{Counts, EmittedTypes, Sink, extract_module, shard_of};
+use super::{Counts, EmittedTypes, Sink, extract_module};
 use crate::facts::buf::FactBuf;
 use crate::facts::registry::{self, RELATIONS};
 use crate::facts::writer::FactDir;
@@ -248,14 +248,17 @@ fn opcode_classes() -> FactBuf {
 }
 
 /// Reads one input, in `shards` contexts when it can be (see `input::Input::shards`).
-fn load(path: &Path, shards: usize) -> Result<Vec<input::Module>> {
+fn load(path: &Path, shards: usize) -> Result<input::Read> {
     let input = input::read(path)?;
     if shards > 1
-        && let Some(read) = input.shards(shards, &|i| shard_of(i, shards))
+        && let Some(read) = input.shards(shards)
     {
         return Ok(read);
     }
-    Ok(vec![input.parse()?])
+    Ok(input::Read {
+        shards: vec![input.parse()?],
+        owner: Vec::new(),
+    })
 }
 
 /// `scope` takes each module once extracted: freeing it overlaps the rest of the work.
@@ -277,7 +280,7 @@ fn emit_all<'s>(
         let first = first * window;
         // Modules are read in parallel; one alone is read in a context per thread (shards).
         let shards = if chunk.len() == 1 { window } else { 1 };
-        let modules: Vec<Option<Result<Vec<input::Module>>>> = chunk
+        let modules: Vec<Option<Result<input::Read>>> = chunk
             .par_iter()
             .map(|&i| {
                 if opts.skip.contains(&i) {
@@ -304,7 +307,7 @@ fn emit_all<'s>(
                 Some(module) => module?,
             };
             if !opts.quiet {
-                for w in &module[0].warnings {
+                for w in &module.shards[0].warnings {
                     progress.line(&format!("warning: {w}"));
                 }
             }
@@ -322,7 +325,7 @@ fn emit_all<'s>(
                 std::mem::forget(module);
             } else {
                 // Each shard on its own thread.
-                for shard in module {
+                for shard in module.shards {
                     scope.spawn(move || drop(shard));
                 }
             }

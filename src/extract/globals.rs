@@ -80,7 +80,24 @@ fn unnamed_addr_name(u: LLVMUnnamedAddr) -> Option<&'static str> {
 }
 
 impl Worker<'_> {
-    pub unsafe fn module_facts(&mut self, path: &[u8]) {
+    /// The module's facts, then its global variables, aliases and ifuncs.
+    pub unsafe fn globals(&mut self, path: &[u8]) {
+        unsafe {
+            let m = self.m.raw();
+            self.module_facts(path);
+            for g in llvm::globals(m) {
+                self.global_var(g);
+            }
+            for a in llvm::aliases(m) {
+                self.alias(a);
+            }
+            for i in llvm::ifuncs(m) {
+                self.ifunc(i);
+            }
+        }
+    }
+
+    unsafe fn module_facts(&mut self, path: &[u8]) {
         unsafe {
             let m = self.m.raw();
             let id = self.m.id.clone();
@@ -100,7 +117,7 @@ impl Worker<'_> {
         }
     }
 
-    pub unsafe fn global_var(&mut self, g: LLVMValueRef) {
+    unsafe fn global_var(&mut self, g: LLVMValueRef) {
         unsafe {
             let id = &self.m.global_id(g).clone();
             fact!(self.out, global_var, id, &self.m.id);
@@ -160,7 +177,7 @@ impl Worker<'_> {
         }
     }
 
-    pub unsafe fn alias(&mut self, a: LLVMValueRef) {
+    unsafe fn alias(&mut self, a: LLVMValueRef) {
         unsafe {
             let id = &self.m.global_id(a).clone();
             fact!(self.out, alias, id, &self.m.id);
@@ -188,7 +205,7 @@ impl Worker<'_> {
         }
     }
 
-    pub unsafe fn ifunc(&mut self, i: LLVMValueRef) {
+    unsafe fn ifunc(&mut self, i: LLVMValueRef) {
         unsafe {
             let id = &self.m.global_id(i).clone();
             fact!(self.out, ifunc, id, &self.m.id);

@@ -46,6 +46,7 @@ use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::Arc;
 use std::sync::Once;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use anyhow::{Result, anyhow, bail};
 
@@ -54,6 +55,7 @@ use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use llvm_sys::bit_reader::{LLVMGetBitcodeModuleInContext2, LLVMParseBitcodeInContext2};
 use rayon::prelude::*;
 
+use super::RUN;
 use super::llvm::{self, take_message};
 use llvm_sys::core::*;
 use llvm_sys::debuginfo::LLVMStripModuleDebugInfo;
@@ -207,27 +209,36 @@ impl Input {
         })
     }
 
-    /// The module read in `shards` contexts at once (see [`Shard`]); function number `i`
-    /// (counting the functions that are not `llvm.dbg.*` declarations, in module order) has
-    /// its body read in context `owner(i)` only. `None` when this input is not read so (not
-    /// LLVM 19 bitcode, or anything unusual: a reader warning or error, a verifier complaint,
-    /// a check that needs the whole module); [`Input::parse`] then reads it as usual and
-    /// gives the exact error or warnings.
-    pub fn shards(
-        &self,
-        shards: usize,
-        owner: &(dyn Fn(usize) -> usize + Sync),
-    ) -> Option<Vec<Module>> {
+    /// The module read in `shards` contexts at once (see [`Shard`]). The functions that are
+    /// not `llvm.dbg.*` declarations, in module order, form runs of [`RUN`]; each run has its
+    /// bodies read in one context only, whichever claims it first: a context that loads
+    /// slowly (say, it also read a large function that a global's `blockaddress` names, which
+    /// the lazy loader materializes in every context) claims fewer. `None` when this input is
+    /// not read so (not LLVM 19 bitcode, or anything unusual: a reader warning or error, a
+    /// verifier complaint, a check that needs the whole module); [`Input::parse`] then reads
+    /// it as usual and gives the exact error or warnings.
+    pub fn shards(&self, shards: usize) -> Option<Read> {
         if !self.is_bitcode || shards < 2 || !self.is_llvm_19() {
             return None;
         }
         init_llvm();
+        let next = AtomicUsize::new(0);
         let mut read: Vec<Option<Shard>> = Vec::new();
         (0..shards)
             .into_par_iter()
-            .map(|s| reading(self.reader(), || unsafe { self.shard(s, owner) }))
+            .map(|_| reading(self.reader(), || unsafe { self.shard(&next) }))
             .collect_into_vec(&mut read);
         let read: Vec<Shard> = read.into_iter().collect::<Option<_>>()?;
+        let runs: usize = read.iter().map(|r| r.runs.len()).sum();
+        let mut owner = vec![usize::MAX; runs];
+        for (s, r) in read.iter().enumerate() {
+            for &run in &r.runs {
+                *owner.get_mut(run)? = s;
+            }
+        }
+        if owner.contains(&usize::MAX) {
+            return None;
+        }
         // What the verifier checks across functions, now across shards.
         let n = read[0].intrinsic_used.len();
         if read
@@ -249,7 +260,10 @@ impl Input {
         if keys.windows(2).any(|w| w[0] == w[1]) {
             return None;
         }
-        Some(read.into_iter().map(|r| r.module).collect())
+        Some(Read {
+            shards: read.into_iter().map(|r| r.module).collect(),
+            owner,
+        })
     }
 
     fn is_llvm_19(&self) -> bool {
@@ -262,9 +276,10 @@ impl Input {
         producer.starts_with(b"LLVM19.")
     }
 
-    /// Shard `s`: the module loaded lazily in a context of its own, the bodies it owns read,
-    /// verified. LLVM may use distinct contexts on distinct threads at once.
-    unsafe fn shard(&self, s: usize, owner: &(dyn Fn(usize) -> usize + Sync)) -> Option<Shard> {
+    /// One shard: the module loaded lazily in a context of its own, the bodies of the runs
+    /// it claims (`next` counts the runs claimed by all) read, verified. LLVM may use
+    /// distinct contexts on distinct threads at once.
+    unsafe fn shard(&self, next: &AtomicUsize) -> Option<Shard> {
         unsafe {
             let context = LLVMContextCreate();
             let mut diagnostics: Box<Diagnostics> = Box::default();
@@ -293,21 +308,30 @@ impl Input {
             };
             let mut shard = Shard {
                 module: owned,
+                runs: Vec::new(),
                 subprograms: Vec::new(),
                 intrinsic_used: Vec::new(),
                 intrinsic_address_taken: false,
             };
-            let functions = llvm::functions(module)
+            let functions: Vec<LLVMValueRef> = llvm::functions(module)
                 .into_iter()
-                .filter(|&f| !llvm::is_debug_intrinsic_name(llvm::name(f)));
+                .filter(|&f| !llvm::is_debug_intrinsic_name(llvm::name(f)))
+                .collect();
             let mut mine = Vec::new();
-            for (i, f) in functions.enumerate() {
-                if owner(i) == s && !llvm::is_declaration(f) {
-                    if !take_message(llfacts_materialize(f)).is_empty() {
-                        return None;
-                    }
-                    mine.push(f);
+            loop {
+                let run = next.fetch_add(1, Relaxed);
+                if run * RUN >= functions.len() {
+                    break;
                 }
+                for &f in &functions[run * RUN..((run + 1) * RUN).min(functions.len())] {
+                    if !llvm::is_declaration(f) {
+                        if !take_message(llfacts_materialize(f)).is_empty() {
+                            return None;
+                        }
+                        mine.push(f);
+                    }
+                }
+                shard.runs.push(run);
             }
             if !take_message(llfacts_finish_module(module)).is_empty() {
                 return None;
@@ -340,10 +364,19 @@ impl Input {
     }
 }
 
+/// A module as read: in one context, or in several at once (see [`Input::shards`]).
+pub struct Read {
+    pub shards: Vec<Module>,
+    /// Per run of [`RUN`] functions, the shard that read its bodies (empty: all in shard 0).
+    pub owner: Vec<usize>,
+}
+
 /// One context's part of a module read in several: the module, lazily loaded, with the
 /// bodies of the functions this shard owns; and what the checks across shards need.
 struct Shard {
     module: Module,
+    /// The runs whose bodies this shard read.
+    runs: Vec<usize>,
     /// `llfacts_subprogram_key` of each owned function with a subprogram.
     subprograms: Vec<u64>,
     /// Per function (as `Input::shards` counts them): for an intrinsic declaration,

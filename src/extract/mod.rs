@@ -1,13 +1,12 @@
 //! Per-entity fact emitters and the pipeline that runs them.
 //!
 //! Per module: a [`ModuleCtx`] (global ids, source variable names, comdat names) per LLVM
-//! context the module was read in (one, or one per thread: shards, see `input.rs`), then
-//! the module-level facts; functions are then emitted in parallel, in runs of consecutive
-//! functions (each function's header, then its body), each run into its own [`FactBuf`];
-//! runs are handed to the output in function order as soon as the runs before them are, so
-//! the bytes written depend neither on the number of threads nor on the number of shards,
-//! and writing overlaps extraction. Type facts come last, from the union of the types every
-//! worker used.
+//! context the module was read in (one, or one per thread: shards, see `input.rs`); then,
+//! in parallel, the module-level facts and the functions, in runs of consecutive functions
+//! (each function's header, then its body), each into its own [`FactBuf`]; buffers are
+//! handed to the output in module order as soon as the ones before them are, so the bytes
+//! written depend neither on the number of threads nor on the shards, and writing overlaps
+//! extraction. Type facts come last, from the union of the types every worker used.
 
 mod attrs;
 mod body;
@@ -244,7 +243,7 @@ pub struct Counts {
     pub instructions: usize,
 }
 
-/// Consecutive functions emitted by one worker.
+/// Consecutive functions emitted by one worker (and read by one shard).
 const RUN: usize = 16;
 /// Runs that may be done but not yet handed on, per thread: bounds the memory held while
 /// one long run keeps the others waiting.
@@ -254,12 +253,6 @@ const WINDOW_PER_THREAD: usize = 4;
 pub type Sink<'a> = dyn FnMut(FactBuf) -> Result<()> + Send + 'a;
 /// Progress: defined functions done, and in all.
 pub type Progress<'a> = dyn FnMut(usize, usize) + Send + 'a;
-
-/// The shard (see `input::Input::shards`) that reads the body of function number `i`:
-/// runs go round the shards, so that each reads about as many bodies.
-pub fn shard_of(i: usize, shards: usize) -> usize {
-    (i / RUN) % shards
-}
 
 /// A finished run: its facts, its shard, the types it used there, its instructions.
 type Done = (FactBuf, usize, Vec<Handle<LLVMTypeRef>>, usize);
@@ -276,6 +269,44 @@ struct InOrder<'s, 'p> {
     failed: Option<anyhow::Error>,
 }
 
+/// The order in which threads take tasks (see `extract_module`), each with whether it is
+/// taken early: in order, except that with several threads a large run (more than an
+/// eighth of a thread's share of the module's blocks, and more than the runs after it
+/// leave to each other thread) comes first, ahead of the window. Taken in its turn, such a
+/// run is still running when the others are done, and every other thread waits for it
+/// (Lua's `luaV_execute`, 14% of its instructions, is near the module's end). Its facts
+/// wait for their turn in memory meanwhile.
+unsafe fn task_order(
+    functions: &[Vec<Handle<LLVMValueRef>>],
+    owner: &[usize],
+    runs: usize,
+    threads: usize,
+) -> Vec<(usize, bool)> {
+    let n = functions[0].len();
+    let blocks: Vec<usize> = (0..runs)
+        .map(|r| {
+            let shard = owner.get(r).copied().unwrap_or(0);
+            let run = &functions[shard][r * RUN..((r + 1) * RUN).min(n)];
+            run.iter()
+                .map(|&Handle(f)| unsafe { LLVMCountBasicBlocks(f) } as usize)
+                .sum()
+        })
+        .collect();
+    let total: usize = blocks.iter().sum();
+    let mut after = vec![0; runs + 1];
+    for r in (0..runs).rev() {
+        after[r] = after[r + 1] + blocks[r];
+    }
+    let large = |r: usize| {
+        threads > 1 && blocks[r] * 8 * threads > total && blocks[r] * (threads - 1) > after[r + 1]
+    };
+    let mut first: Vec<usize> = (0..runs).filter(|&r| large(r)).collect();
+    first.sort_by_key(|&r| std::cmp::Reverse(blocks[r]));
+    let early = first.iter().map(|&r| (1 + r, true));
+    let rest = (0..=runs).filter(|&i| i == 0 || !large(i - 1));
+    early.chain(rest.map(|i| (i, false))).collect()
+}
+
 /// The functions that get facts (all but the `llvm.dbg.*` declarations), in module order.
 unsafe fn emitted_functions(m: LLVMModuleRef) -> Vec<Handle<LLVMValueRef>> {
     unsafe {
@@ -289,12 +320,12 @@ unsafe fn emitted_functions(m: LLVMModuleRef) -> Vec<Handle<LLVMValueRef>> {
 
 /// Emits every fact of a module, handing buffers to `sink` in a fixed order: the module and
 /// its globals, then the functions in runs of [`RUN`] (each function's header, then its
-/// body), then the types. `shards` is the module as read in one context or several
-/// (`input::Input::shards`); a run's functions are read from shard [`shard_of`] of its
-/// first, and the bytes do not depend on the number of shards. `path` is how the input
-/// was named on the command line.
+/// body), then the types. `read` is the module as read in one context or several
+/// (`input::Input::shards`); a run's functions are read from the shard that read their
+/// bodies, and the bytes do not depend on the shards. `path` is how the input was named
+/// on the command line.
 pub fn extract_module(
-    shards: &[Module],
+    read: &input::Read,
     id: &[u8],
     path: &[u8],
     sink: &mut Sink,
@@ -304,6 +335,7 @@ pub fn extract_module(
     unsafe {
         use rayon::prelude::*;
         // Each in its own context: distinct contexts may be used on distinct threads.
+        let (shards, owner) = (&read.shards, &read.owner);
         let ctxs: Vec<ModuleCtx> = shards
             .par_iter()
             .map(|m| ModuleCtx::new(m, id.to_vec()))
@@ -315,25 +347,12 @@ pub fn extract_module(
         if functions.iter().any(|f| f.len() != n) {
             anyhow::bail!("the shards of a module differ");
         }
-        let mut used_types: Vec<PtrSet<Handle<LLVMTypeRef>>> = vec![PtrSet::default(); k];
-
-        let mut head = Worker::new(&ctxs[0]);
-        let m = ctxs[0].raw();
-        head.module_facts(path);
-        for g in llvm::globals(m) {
-            head.global_var(g);
-        }
-        for a in llvm::aliases(m) {
-            head.alias(a);
-        }
-        for i in llvm::ifuncs(m) {
-            head.ifunc(i);
-        }
-        used_types[0].extend(head.types.used.drain());
-        sink(head.out)?;
-
+        let used_types: Vec<PtrSet<Handle<LLVMTypeRef>>> = vec![PtrSet::default(); k];
         // Defined functions before each run, for the progress display.
         let runs = n.div_ceil(RUN);
+        if !owner.is_empty() && owner.len() != runs {
+            anyhow::bail!("the shards of a module differ");
+        }
         let mut defined_before = Vec::with_capacity(runs + 1);
         defined_before.push(0);
         for r in 0..runs {
@@ -345,10 +364,14 @@ pub fn extract_module(
             defined_before.push(defined_before[r] + defined);
         }
         let defined = defined_before[runs];
-        // Runs are fixed by position and handed on in order, so the output does not depend
-        // on scheduling; a run's functions share a worker (its buffers and memos). Threads
-        // take runs in order, so the earliest unfinished run is always being worked on.
-        let window = WINDOW_PER_THREAD * rayon::current_num_threads();
+        // Task 0 is the module and its globals, task `1 + r` run `r`. Runs are fixed by
+        // position and handed on in order, so the output does not depend on scheduling; a
+        // run's functions share a worker (its buffers and memos). Threads take tasks in
+        // order, so the earliest unfinished one is always being worked on; the module-level
+        // facts are a task too, so that the runs need not wait for them.
+        let threads = rayon::current_num_threads();
+        let window = WINDOW_PER_THREAD * threads;
+        let order = task_order(&functions, owner, runs, threads);
         let taken = AtomicUsize::new(0);
         let state = Mutex::new(InOrder {
             next: 0,
@@ -367,26 +390,31 @@ pub fn extract_module(
             for _ in 0..rayon::current_num_threads() {
                 s.spawn(|_| {
                     loop {
-                        let i = taken.fetch_add(1, Relaxed);
-                        if i >= runs {
+                        let Some(&(i, early)) = order.get(taken.fetch_add(1, Relaxed)) else {
                             break;
-                        }
+                        };
                         let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
                         {
                             let mut st = lock();
-                            while i >= st.next + window && st.failed.is_none() {
+                            while !early && i >= st.next + window && st.failed.is_none() {
                                 st = moved.wait(st).unwrap_or_else(|e| e.into_inner());
                             }
                             if st.failed.is_some() {
                                 break;
                             }
                         }
-                        let shard = shard_of(i * RUN, k);
                         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            if i == 0 {
+                                let mut head = Worker::new(&ctxs[0]);
+                                head.globals(path);
+                                return (head.out, 0, head.types.used.into_iter().collect(), 0);
+                            }
+                            let r = i - 1;
+                            let shard = owner.get(r).copied().unwrap_or(0);
                             let ctx = &ctxs[shard];
                             let mut w = Worker::new(ctx);
                             let mut instructions = 0;
-                            for &Handle(f) in &functions[shard][i * RUN..((i + 1) * RUN).min(n)] {
+                            for &Handle(f) in &functions[shard][r * RUN..((r + 1) * RUN).min(n)] {
                                 w.function_header(f);
                                 if !llvm::is_declaration(f) {
                                     instructions += w.function_body(ctx.global_id(f), f);
@@ -419,7 +447,7 @@ pub fn extract_module(
                             if st.failed.is_none() {
                                 st.failed = (st.sink)(out).err();
                             }
-                            (st.progress)(defined_before[st.next], defined);
+                            (st.progress)(defined_before[st.next - 1], defined);
                         }
                         moved.notify_all();
                     }

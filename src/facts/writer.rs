@@ -88,8 +88,10 @@ impl FactDir {
             let path = self.tmp.join(&name);
             let file =
                 File::create(&path).map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))?;
+            // Small: a buffer per file (326 of them) is resident once written through, and
+            // a run's chunk of a relation this large or larger skips it anyway.
             self.files
-                .push((name, BufWriter::with_capacity(1 << 16, file)));
+                .push((name, BufWriter::with_capacity(1 << 13, file)));
         }
         Ok(())
     }
