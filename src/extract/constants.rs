@@ -56,7 +56,7 @@ impl Worker<'_> {
                         fact!(self.out, integer_constant, id, Escaped(text));
                     } else {
                         // Wider than the C API's 64-bit getters: LLVM prints it signed, exactly.
-                        let printed = take_message(LLVMPrintValueToString(v));
+                        let printed = self.print_value(v);
                         let text = String::from_utf8_lossy(after_type(&printed)).into_owned();
                         if let Some(n) = text.parse::<i64>().ok().and_then(num) {
                             fact!(self.out, integer_constant_value, id, n);
@@ -197,7 +197,7 @@ impl Worker<'_> {
                 _ => {
                     // dso_local_equivalent, no_cfi and ptrauth have no C API kind of their own:
                     // record LLVM's spelling so nothing is dropped.
-                    let printed = take_message(LLVMPrintValueToString(v));
+                    let printed = self.print_value(v);
                     fact!(self.out, other_constant, id, after_type(&printed));
                 }
             }
@@ -216,6 +216,18 @@ pub struct Spelling {
 }
 
 impl Worker<'_> {
+    /// LLVM's text of a value. Printing is not read-only: the elements of a constant data
+    /// array or vector are printed through constants created in the context (a crash when
+    /// two workers printed float vectors at once), so it runs under the context lock.
+    unsafe fn print_value(&self, v: LLVMValueRef) -> Vec<u8> {
+        let _guard = self
+            .m
+            .context_lock
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        unsafe { take_message(LLVMPrintValueToString(v)) }
+    }
+
     /// LLVM's spelling of a constant. LLVM uniques constants, so the pointer is the cache key.
     unsafe fn spelling(&mut self, v: LLVMValueRef) -> Rc<Spelling> {
         unsafe {
@@ -227,9 +239,12 @@ impl Worker<'_> {
                 // for each blockaddress): the most frequent constants are spelled here.
                 Some(value) => [&self.type_text(LLVMTypeOf(v))[..], b" ", &value].concat(),
                 None if LLVMGetValueKind(v) == LLVMMetadataAsValueValueKind => {
-                    metadata_operand(take_message(LLVMPrintValueToString(v)))
+                    metadata_operand(self.print_value(v))
                 }
-                None => self.name_unnamed_structs(take_message(LLVMPrintValueToString(v))),
+                None => {
+                    let printed = self.print_value(v);
+                    self.name_unnamed_structs(printed)
+                }
             };
             let spelled = Rc::new(Spelling {
                 key: hex_key(fnv1a(&full)),
