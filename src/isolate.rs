@@ -161,9 +161,11 @@ fn fork_reader(
             libc::sigaddset(&mut block, sig);
         }
         libc::pthread_sigmask(libc::SIG_BLOCK, &block, &mut old);
+        let parent = libc::getpid();
         let pid = libc::fork();
         if pid == 0 {
             // The child: one thread, this one.
+            die_with_parent(parent);
             let (status_r, status_w) = status;
             let (stderr_r, stderr_w) = stderr;
             let ok = (if status_w == STATUS_FD {
@@ -208,6 +210,19 @@ fn fork_reader(
             );
         }
         Ok(pid)
+    }
+}
+
+/// Has the kernel kill this reader when its supervisor dies, even by SIGKILL (a CI job's
+/// timeout, say), so that no reader runs on unsupervised; its temporary output is then
+/// removed by the next run into the same destination. The supervising thread waits for
+/// the reader, so it outlives it. Async-signal-safe.
+unsafe fn die_with_parent(parent: libc::pid_t) {
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if libc::getppid() != parent {
+            libc::_exit(1); // the supervisor died before the request took effect
+        }
     }
 }
 
@@ -265,9 +280,11 @@ fn supervise(args: &[OsString], forward: bool, output: Option<&Path>, fork: bool
         cmd.env(TTY_ENV, "1");
     }
     let w = status_w.as_raw_fd();
+    let parent = std::process::id() as libc::pid_t;
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
+            die_with_parent(parent);
             // dup2 clears close-on-exec on the copy; fd 3 itself needs it cleared by hand.
             let r = if w == STATUS_FD {
                 libc::fcntl(w, libc::F_SETFD, 0)

@@ -385,6 +385,75 @@ fn interrupted(name: &str, sig: i32, extra: &[&str]) {
     assert_eq!(entries(&out), ["marker"]);
 }
 
+/// The reader processes of a supervisor `pid`.
+fn children(pid: u32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let path = task.unwrap().path().join("children");
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        out.extend(text.split_whitespace().map(|p| p.parse::<i32>().unwrap()));
+    }
+    out
+}
+
+/// Whether process `pid` has ended (a zombie that nobody reaps has too).
+fn ended(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().unwrap().trim_start().starts_with('Z'),
+    }
+}
+
+/// A supervisor killed outright (SIGKILL: nothing runs in it) takes its reader along, for
+/// `extract` (a fork) and for `check` (a new process); the next run removes the temporary.
+/// The input is a FIFO that nobody writes: the reader blocks on it until it is killed.
+#[test]
+fn a_reader_dies_with_its_killed_supervisor() {
+    let dir = scratch("iso-orphan");
+    let fifo = dir.join("blocked.bc");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = dir.join("facts");
+    for command in ["extract", "check"] {
+        let mut sup = llfacts();
+        sup.arg(command).arg(&fifo);
+        if command == "extract" {
+            sup.arg("-o").arg(&out);
+        }
+        let mut sup = sup
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let reader = loop {
+            if let Some(r) = children(sup.id()).first() {
+                break *r;
+            }
+            assert!(started.elapsed().as_secs() < 30, "{command}: no reader started");
+            assert!(sup.try_wait().unwrap().is_none(), "{command} ended first");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        sup.kill().unwrap();
+        sup.wait().unwrap();
+        let killed = std::time::Instant::now();
+        while !ended(reader) {
+            if killed.elapsed().as_secs() >= 10 {
+                // release the reader (end of file on the FIFO), then fail
+                drop(std::fs::OpenOptions::new().write(true).open(&fifo));
+                panic!("{command}: reader {reader} runs on without its supervisor");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    std::fs::remove_file(&fifo).unwrap();
+    let bc = dir.join("realistic.bc");
+    compile(&repo().join("fixtures/c/realistic.c"), &bc, &["-O0"]);
+    extract_ok(&[bc], &out, &["-q"]);
+    assert_eq!(entries(&dir), ["facts", "realistic.bc"]);
+}
+
 #[test]
 fn sigterm_removes_the_temporary() {
     interrupted("iso-sigterm", libc::SIGTERM, &[]);

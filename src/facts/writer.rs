@@ -255,12 +255,17 @@ fn remove_stale(dest: &Path) {
     }
 }
 
-/// Whether a process with this id exists (it may be another program that reused the id:
-/// its temporary is then kept, the safe mistake).
+/// Whether a process with this id runs (it may be another program that reused the id:
+/// its temporary is then kept, the safe mistake). A zombie does not: a reader killed with
+/// its supervisor waits as one until its new parent reaps it, which some inits never do.
 pub fn process_exists(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
     };
+    if let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `PID (COMMAND) STATE ...`; the command may hold parentheses
+        return !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+    }
     // SAFETY: signal 0 only checks that the process exists.
     let r = unsafe { libc::kill(pid, 0) };
     r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
