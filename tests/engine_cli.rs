@@ -66,6 +66,34 @@ fn numbers_sort_numerically_in_output() {
 }
 
 #[test]
+fn large_outputs_sort_symbols_by_text_not_by_first_appearance() {
+    // Enough rows that symbols are compared through their ranks; they are interned in a
+    // scrambled order, with prefixes of one another, and numbers break ties numerically.
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        ".decl e(x: symbol, n: number)\n.input e\n.decl o(x: symbol, n: number)\n.output o\no(x, n) :- e(x, n).\n",
+    );
+    let mut rows: Vec<(String, i32)> = (0..6000u32)
+        .map(|i| {
+            let k = i.wrapping_mul(2_654_435_761) % 1000;
+            (format!("s{}", "x".repeat((k % 3) as usize) + &k.to_string()), i as i32 - 3000)
+        })
+        .collect();
+    let facts: String = rows.iter().map(|(s, n)| format!("{s}\t{n}\n")).collect();
+    write(d, "facts/e.facts", &facts);
+    let o = llfacts(&["run", "p.dl", "-F", "facts", "-D", "out"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    rows.sort();
+    rows.dedup();
+    let expected: String = rows.iter().map(|(s, n)| format!("{s}\t{n}\n")).collect();
+    assert!(rows.len() > 4096, "{}", rows.len());
+    assert_eq!(read(d, "out/o.csv"), expected);
+}
+
+#[test]
 fn output_dir_dash_prints_to_stdout() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();

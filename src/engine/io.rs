@@ -401,74 +401,101 @@ fn split_fields<'t>(line: &'t str, delim: &str, out: &mut Vec<&'t str>) {
     }
 }
 
-/// Compare two rows column by column (numbers numerically, symbols as
-/// strings, records field by field: an order that does not depend on ids).
-pub fn cmp_rows(
-    types: &[Base],
-    a: &[u32],
-    b: &[u32],
-    syms: &Symbols,
-    recs: &[RecordType],
-) -> Ordering {
-    for (c, t) in types.iter().enumerate() {
-        let o = cmp_value(*t, a[c], b[c], syms, recs);
-        if o != Ordering::Equal {
-            return o;
+/// The order rows are written in: column by column, numbers numerically,
+/// symbols as strings, records field by field (an order that does not depend
+/// on ids or on evaluation order). A large relation compares symbols by their
+/// rank in the whole symbol table, sorted once: comparing texts cost most of
+/// the time of writing points-to sets.
+pub struct RowOrder<'a> {
+    syms: &'a Symbols,
+    recs: &'a [RecordType],
+    ranks: std::sync::OnceLock<Vec<u32>>,
+}
+
+impl<'a> RowOrder<'a> {
+    pub fn new(syms: &'a Symbols, recs: &'a [RecordType]) -> Self {
+        RowOrder {
+            syms,
+            recs,
+            ranks: std::sync::OnceLock::new(),
         }
     }
-    Ordering::Equal
-}
 
-fn cmp_value(t: Base, a: u32, b: u32, syms: &Symbols, recs: &[RecordType]) -> Ordering {
-    if a == b {
-        return Ordering::Equal;
-    }
-    match t {
-        Base::Sym => syms.resolve(a).cmp(syms.resolve(b)),
-        Base::Flt => f32::from_bits(a).total_cmp(&f32::from_bits(b)),
-        Base::Rec(k) => match (syms.record(a), syms.record(b)) {
-            (None, _) => Ordering::Less,
-            (_, None) => Ordering::Greater,
-            (Some(x), Some(y)) => {
-                let rt = &recs[k as usize];
-                // an ADT value: branch number, then the branch's fields
-                let (skip, types) = if rt.adt {
-                    if x[0] != y[0] {
-                        return x[0].cmp(&y[0]);
-                    }
-                    (1, &rt.branches[x[0] as usize].1)
-                } else {
-                    (0, &rt.branches[0].1)
-                };
-                cmp_rows(types, &x[skip..], &y[skip..], syms, recs)
+    fn ranks(&self) -> &[u32] {
+        self.ranks.get_or_init(|| {
+            let syms = self.syms;
+            let mut ids: Vec<u32> = (0..syms.count() as u32).collect();
+            ids.sort_unstable_by(|a, b| syms.resolve(*a).cmp(syms.resolve(*b)));
+            let mut ranks = vec![0; ids.len()];
+            for (rank, id) in ids.into_iter().enumerate() {
+                ranks[id as usize] = rank as u32;
             }
-        },
-        _ => functors::cmp_num(t, a, b),
+            ranks
+        })
     }
-}
 
-/// The rows of `flat` (a relation's rows flattened, `Relation::flat`), sorted.
-pub fn sorted_rows<'r>(
-    rel: &RelInfo,
-    flat: &'r [u32],
-    syms: &Symbols,
-    recs: &[RecordType],
-) -> Vec<&'r [u32]> {
-    let a = rel.types.len().max(1);
-    sorted_order(rel, flat, syms, recs)
-        .into_iter()
-        .map(|i| &flat[i as usize * a..i as usize * a + a])
-        .collect()
-}
+    fn cmp_rows(&self, types: &[Base], a: &[u32], b: &[u32], ranks: Option<&[u32]>) -> Ordering {
+        for (c, t) in types.iter().enumerate() {
+            let o = self.cmp_value(*t, a[c], b[c], ranks);
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    }
 
-/// The numbers of the rows of `flat`, in sorted order (4 bytes a row: an
-/// output relation can hold tens of millions).
-fn sorted_order(rel: &RelInfo, flat: &[u32], syms: &Symbols, recs: &[RecordType]) -> Vec<u32> {
-    let a = rel.types.len().max(1);
-    let row = |i: u32| &flat[i as usize * a..i as usize * a + a];
-    let mut order: Vec<u32> = (0..(flat.len() / a) as u32).collect();
-    order.sort_unstable_by(|x, y| cmp_rows(&rel.types, row(*x), row(*y), syms, recs));
-    order
+    fn cmp_value(&self, t: Base, a: u32, b: u32, ranks: Option<&[u32]>) -> Ordering {
+        if a == b {
+            return Ordering::Equal;
+        }
+        match t {
+            Base::Sym => match ranks {
+                Some(r) => r[a as usize].cmp(&r[b as usize]),
+                None => self.syms.resolve(a).cmp(self.syms.resolve(b)),
+            },
+            Base::Flt => f32::from_bits(a).total_cmp(&f32::from_bits(b)),
+            Base::Rec(k) => match (self.syms.record(a), self.syms.record(b)) {
+                (None, _) => Ordering::Less,
+                (_, None) => Ordering::Greater,
+                (Some(x), Some(y)) => {
+                    let rt = &self.recs[k as usize];
+                    // an ADT value: branch number, then the branch's fields
+                    let (skip, types) = if rt.adt {
+                        if x[0] != y[0] {
+                            return x[0].cmp(&y[0]);
+                        }
+                        (1, &rt.branches[x[0] as usize].1)
+                    } else {
+                        (0, &rt.branches[0].1)
+                    };
+                    self.cmp_rows(types, &x[skip..], &y[skip..], ranks)
+                }
+            },
+            _ => functors::cmp_num(t, a, b),
+        }
+    }
+
+    /// The rows of `flat` (a relation's rows flattened, `Relation::flat`), sorted.
+    pub fn sorted_rows<'r>(&self, rel: &RelInfo, flat: &'r [u32]) -> Vec<&'r [u32]> {
+        let a = rel.types.len().max(1);
+        self.sorted_order(rel, flat)
+            .into_iter()
+            .map(|i| &flat[i as usize * a..i as usize * a + a])
+            .collect()
+    }
+
+    /// The numbers of the rows of `flat`, in sorted order (4 bytes a row: an
+    /// output relation can hold tens of millions).
+    fn sorted_order(&self, rel: &RelInfo, flat: &[u32]) -> Vec<u32> {
+        let a = rel.types.len().max(1);
+        let n = flat.len() / a;
+        // ranking every symbol pays off only against a sort of many rows
+        let ranks = (n >= 4096 && n * 16 >= self.syms.count()).then(|| self.ranks());
+        let row = |i: u32| &flat[i as usize * a..i as usize * a + a];
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by(|x, y| self.cmp_rows(&rel.types, row(*x), row(*y), ranks));
+        order
+    }
 }
 
 /// Write the rows, sorted, as text; with `rfc4180`, symbols are quoted the
@@ -477,11 +504,11 @@ fn write_rows(
     w: &mut dyn Write,
     rel: &RelInfo,
     store: &Relation,
-    syms: &Symbols,
-    recs: &[RecordType],
+    order: &RowOrder,
     delim: &str,
     rfc4180: bool,
 ) -> std::io::Result<()> {
+    let (syms, recs) = (order.syms, order.recs);
     if rel.types.is_empty() {
         if !store.is_empty() {
             w.write_all(b"()\n")?;
@@ -491,7 +518,7 @@ fn write_rows(
     let flat = store.flat();
     let a = rel.types.len();
     let mut line = String::new();
-    for i in sorted_order(rel, &flat, syms, recs) {
+    for i in order.sorted_order(rel, &flat) {
         line.clear();
         for (c, v) in flat[i as usize * a..i as usize * a + a].iter().enumerate() {
             if c > 0 {
@@ -524,18 +551,24 @@ pub enum OutTarget {
     Stdout,
 }
 
+/// Whether output `io` is printed on stdout (`-D -`, or `IO=stdout`).
+pub fn goes_to_stdout(io: &IoDirective, target: &OutTarget) -> bool {
+    matches!(target, OutTarget::Stdout) || param(io, "IO") == Some("stdout")
+}
+
 /// Write one output of a relation, streamed (never its whole text in memory).
 pub fn write_output(
     rel: &RelInfo,
     io: Option<&IoDirective>,
     store: &Relation,
-    syms: &Symbols,
-    recs: &[RecordType],
+    order: &RowOrder,
     target: &OutTarget,
 ) -> Result<()> {
     let delim = delimiter(io);
-    let to_stdout =
-        matches!(target, OutTarget::Stdout) || io.and_then(|io| param(io, "IO")) == Some("stdout");
+    let to_stdout = match io {
+        Some(io) => goes_to_stdout(io, target),
+        None => matches!(target, OutTarget::Stdout),
+    };
     let rfc4180 = flag(io, "rfc4180");
     // With `-D -`, Soufflé also sets `headers=true`: the attribute names,
     // joined by the delimiter, come first.
@@ -549,7 +582,7 @@ pub fn write_output(
             "---------------\n{}\n{header}===============\n",
             rel.name
         )?;
-        write_rows(&mut so, rel, store, syms, recs, &delim, rfc4180)?;
+        write_rows(&mut so, rel, store, order, &delim, rfc4180)?;
         so.write_all(b"===============\n")?;
         so.flush()?;
         return Ok(());
@@ -569,7 +602,7 @@ pub fn write_output(
         if headers {
             w.write_all(names.as_bytes())?;
         }
-        write_rows(w, rel, store, syms, recs, &delim, rfc4180)
+        write_rows(w, rel, store, order, &delim, rfc4180)
     };
     let written = (|| -> std::io::Result<()> {
         let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);

@@ -38,11 +38,13 @@ use std::path::Path;
 use std::sync::RwLock;
 
 use anyhow::{Result, anyhow, bail};
+use rayon::prelude::*;
 
 pub use eval::EvalStats;
 pub use io::OutTarget;
 pub use ir::Base;
 
+use ast::IoDirective;
 use storage::{Relation, Symbols};
 
 /// A parsed and checked program.
@@ -156,6 +158,8 @@ pub struct Database<'p> {
     stats: Option<EvalStats>,
     /// Relations that stay readable after `run` (others are freed early).
     keep: Vec<bool>,
+    /// `run`'s threads, which `write_outputs` uses too.
+    jobs: usize,
 }
 
 impl<'p> Database<'p> {
@@ -178,6 +182,7 @@ impl<'p> Database<'p> {
             syms: program.checked.symbols.clone(),
             stats: None,
             keep: vec![true; program.checked.rels.len()],
+            jobs: 1,
         }
     }
 
@@ -266,6 +271,7 @@ impl<'p> Database<'p> {
         if self.stats.is_some() {
             bail!("run() was already called");
         }
+        self.jobs = jobs;
         let syms = RwLock::new(std::mem::take(&mut self.syms));
         let res = eval::evaluate(
             &self.program.checked,
@@ -294,7 +300,8 @@ impl<'p> Database<'p> {
         }
         let flat = self.rels[r].flat();
         let recs = &self.program.checked.record_types;
-        Ok(io::sorted_rows(info, &flat, &self.syms, recs)
+        Ok(io::RowOrder::new(&self.syms, recs)
+            .sorted_rows(info, &flat)
             .into_iter()
             .map(|row| {
                 row.iter()
@@ -324,21 +331,35 @@ impl<'p> Database<'p> {
             .collect())
     }
 
-    /// Write every `.output` relation (and `.printsize` line), in evaluation order.
+    /// Write every `.output` relation (and `.printsize` line). Files are
+    /// written in parallel (with `run`'s threads); what goes to stdout comes
+    /// in evaluation order.
     pub fn write_outputs(&self, target: &OutTarget) -> Result<()> {
         let prog = &self.program.checked;
+        let order = io::RowOrder::new(&self.syms, &prog.record_types);
+        let write = |r: usize, o: &IoDirective| {
+            io::write_output(&prog.rels[r], Some(o), &self.rels[r], &order, target)
+        };
+        let mut files = Vec::new();
         for stratum in &prog.strata {
             for &r in &stratum.rels {
                 let info = &prog.rels[r];
                 for o in &info.outputs {
-                    let recs = &prog.record_types;
-                    io::write_output(info, Some(o), &self.rels[r], &self.syms, recs, target)?;
+                    if io::goes_to_stdout(o, target) {
+                        write(r, o)?;
+                    } else {
+                        files.push((r, o));
+                    }
                 }
                 if info.printsize {
                     io::print_size(info, &self.rels[r])?;
                 }
             }
         }
-        Ok(())
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.jobs.max(1))
+            .build()
+            .map_err(|e| anyhow!("cannot start threads: {e}"))?;
+        pool.install(|| files.par_iter().try_for_each(|(r, o)| write(*r, o)))
     }
 }

@@ -341,6 +341,10 @@ impl Symbols {
             }
         }
     }
+    /// Number of symbols (ids are `0..count`).
+    pub fn count(&self) -> usize {
+        self.ends.len()
+    }
     pub fn get(&self, s: &str) -> Option<u32> {
         self.ids.find(str_hash(s), |id| self.resolve(id) == s)
     }
