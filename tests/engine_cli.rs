@@ -79,7 +79,10 @@ fn large_outputs_sort_symbols_by_text_not_by_first_appearance() {
     let mut rows: Vec<(String, i32)> = (0..6000u32)
         .map(|i| {
             let k = i.wrapping_mul(2_654_435_761) % 1000;
-            (format!("s{}", "x".repeat((k % 3) as usize) + &k.to_string()), i as i32 - 3000)
+            (
+                format!("s{}", "x".repeat((k % 3) as usize) + &k.to_string()),
+                i as i32 - 3000,
+            )
         })
         .collect();
     let facts: String = rows.iter().map(|(s, n)| format!("{s}\t{n}\n")).collect();

@@ -400,7 +400,12 @@ fn children(pid: u32) -> Vec<i32> {
 fn ended(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().unwrap().trim_start().starts_with('Z'),
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .trim_start()
+            .starts_with('Z'),
     }
 }
 
@@ -430,7 +435,10 @@ fn a_reader_dies_with_its_killed_supervisor() {
             if let Some(r) = children(sup.id()).first() {
                 break *r;
             }
-            assert!(started.elapsed().as_secs() < 30, "{command}: no reader started");
+            assert!(
+                started.elapsed().as_secs() < 30,
+                "{command}: no reader started"
+            );
             assert!(sup.try_wait().unwrap().is_none(), "{command} ended first");
             std::thread::sleep(std::time::Duration::from_millis(2));
         };

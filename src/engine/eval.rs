@@ -869,6 +869,14 @@ fn prepare(plan: &StratumPlan, rels: &mut [Relation]) -> Vec<usize> {
         .collect()
 }
 
+/// A pool of `jobs` threads (at least one).
+pub fn thread_pool(jobs: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| anyhow!("cannot start threads: {e}"))
+}
+
 /// Evaluate every stratum of `prog` over `rels`, with `jobs` threads. A
 /// relation's indexes are freed after the last stratum that reads it, and so
 /// are its rows unless `keep` says otherwise.
@@ -879,10 +887,7 @@ pub fn evaluate(
     jobs: usize,
     keep: &[bool],
 ) -> Result<EvalStats> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|e| anyhow!("cannot start threads: {e}"))?;
+    let pool = thread_pool(jobs)?;
     let regexes = RwLock::new(HashMap::new());
     let counter = AtomicU32::new(0);
     let mut stats = EvalStats::default();

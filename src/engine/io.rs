@@ -67,8 +67,8 @@ pub fn validate_params(io: &IoDirective) -> Result<()> {
             _ => return Err(err_at(&io.loc, format!("unsupported IO parameter `{k}`"))),
         }
     }
-    if flag(Some(io), "rfc4180") {
-        let d = delimiter(Some(io));
+    if flag(io, "rfc4180") {
+        let d = delimiter(io);
         if d.contains('"') {
             return Err(err_at(
                 &io.loc,
@@ -83,16 +83,14 @@ pub fn validate_params(io: &IoDirective) -> Result<()> {
 }
 
 /// A `true`/`false` parameter.
-fn flag(io: Option<&IoDirective>, key: &str) -> bool {
-    io.and_then(|io| param(io, key)) == Some("true")
+fn flag(io: &IoDirective, key: &str) -> bool {
+    param(io, key) == Some("true")
 }
 
 /// The delimiter: tab, or `,` with `rfc4180=true` (Soufflé's defaults).
-fn delimiter(io: Option<&IoDirective>) -> String {
+fn delimiter(io: &IoDirective) -> String {
     let default = if flag(io, "rfc4180") { "," } else { "\t" };
-    io.and_then(|io| param(io, "delimiter"))
-        .unwrap_or(default)
-        .to_string()
+    param(io, "delimiter").unwrap_or(default).to_string()
 }
 
 pub fn input_path(rel: &RelInfo, io: &IoDirective, fact_dir: &Path) -> PathBuf {
@@ -104,7 +102,7 @@ pub fn input_path(rel: &RelInfo, io: &IoDirective, fact_dir: &Path) -> PathBuf {
 }
 
 pub fn output_path(rel: &RelInfo, io: &IoDirective, out_dir: &Path) -> PathBuf {
-    let ext = if flag(Some(io), "compress") {
+    let ext = if flag(io, "compress") {
         "csv.gz"
     } else {
         "csv"
@@ -279,9 +277,9 @@ pub fn read_input(
         syms,
         recs,
     };
-    let delim = delimiter(Some(io));
-    let headers = flag(Some(io), "headers");
-    if flag(Some(io), "rfc4180") {
+    let delim = delimiter(io);
+    let headers = flag(io, "headers");
+    if flag(io, "rfc4180") {
         let mut rd = csv::ReaderBuilder::new()
             .delimiter(delim.as_bytes()[0])
             .has_headers(headers)
@@ -559,16 +557,13 @@ pub fn goes_to_stdout(io: &IoDirective, target: &OutTarget) -> bool {
 /// Write one output of a relation, streamed (never its whole text in memory).
 pub fn write_output(
     rel: &RelInfo,
-    io: Option<&IoDirective>,
+    io: &IoDirective,
     store: &Relation,
     order: &RowOrder,
     target: &OutTarget,
 ) -> Result<()> {
     let delim = delimiter(io);
-    let to_stdout = match io {
-        Some(io) => goes_to_stdout(io, target),
-        None => matches!(target, OutTarget::Stdout),
-    };
+    let to_stdout = goes_to_stdout(io, target);
     let rfc4180 = flag(io, "rfc4180");
     // With `-D -`, Soufflé also sets `headers=true`: the attribute names,
     // joined by the delimiter, come first.
@@ -590,10 +585,7 @@ pub fn write_output(
     let OutTarget::Dir(dir) = target else {
         unreachable!()
     };
-    let path = match io {
-        Some(io) => output_path(rel, io, dir),
-        None => dir.join(format!("{}.csv", rel.name)),
-    };
+    let path = output_path(rel, io, dir);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| anyhow!("cannot create output directory {}: {e}", parent.display()))?;

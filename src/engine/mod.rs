@@ -338,7 +338,7 @@ impl<'p> Database<'p> {
         let prog = &self.program.checked;
         let order = io::RowOrder::new(&self.syms, &prog.record_types);
         let write = |r: usize, o: &IoDirective| {
-            io::write_output(&prog.rels[r], Some(o), &self.rels[r], &order, target)
+            io::write_output(&prog.rels[r], o, &self.rels[r], &order, target)
         };
         let mut files = Vec::new();
         for stratum in &prog.strata {
@@ -356,10 +356,7 @@ impl<'p> Database<'p> {
                 }
             }
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.jobs.max(1))
-            .build()
-            .map_err(|e| anyhow!("cannot start threads: {e}"))?;
-        pool.install(|| files.par_iter().try_for_each(|(r, o)| write(*r, o)))
+        eval::thread_pool(self.jobs)?
+            .install(|| files.par_iter().try_for_each(|(r, o)| write(*r, o)))
     }
 }

@@ -116,11 +116,7 @@ impl Worker<'_> {
                         for i in 0..n {
                             // Element access creates constants in the context: serialize it.
                             let elem = {
-                                let _guard = self
-                                    .m
-                                    .context_lock
-                                    .lock()
-                                    .unwrap_or_else(|e| e.into_inner());
+                                let _guard = self.m.lock_context();
                                 LLVMGetAggregateElement(v, i as u32)
                             };
                             let elem = self.operand(elem, || id.child(b'.', i));
@@ -220,11 +216,7 @@ impl Worker<'_> {
     /// array or vector are printed through constants created in the context (a crash when
     /// two workers printed float vectors at once), so it runs under the context lock.
     unsafe fn print_value(&self, v: LLVMValueRef) -> Vec<u8> {
-        let _guard = self
-            .m
-            .context_lock
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _guard = self.m.lock_context();
         unsafe { take_message(LLVMPrintValueToString(v)) }
     }
 

@@ -49,10 +49,16 @@ pub struct ModuleCtx {
     pub source_names: PtrMap<Handle<LLVMValueRef>, Vec<SourceName>>,
     comdats: PtrMap<Handle<LLVMComdatRef>, Vec<u8>>,
     /// Serializes the few C API calls that create values in the LLVM context.
-    pub context_lock: Mutex<()>,
+    context_lock: Mutex<()>,
 }
 
 impl ModuleCtx {
+    /// Hold this while calling a C API function that creates values in the context (a
+    /// panic elsewhere while holding it leaves nothing half-done, so poisoning is ignored).
+    pub fn lock_context(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.context_lock.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Runs on one thread per context: it reads metadata, which creates wrapper values.
     unsafe fn new(module: &Module, id: Vec<u8>) -> ModuleCtx {
         unsafe {

@@ -5,7 +5,7 @@
 //! workers emit the constraints of each instruction right after its other facts; the
 //! coordinating thread emits objects, global initializers and aliasees. Data layout
 //! queries (sizes, field offsets) fill LLVM's struct layout cache, so they run under
-//! `ModuleCtx::context_lock` and are memoized per worker.
+//! `ModuleCtx::lock_context` and are memoized per worker.
 
 use llvm_sys::LLVMOpcode::{self, *};
 use llvm_sys::LLVMTypeKind::*;
@@ -201,11 +201,7 @@ impl Worker<'_> {
                 return s;
             }
             let s = if fixed_layout(t, 0) {
-                let _guard = self
-                    .m
-                    .context_lock
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                let _guard = self.m.lock_context();
                 (LLVMTypeIsSized(t) != 0).then(|| LLVMABISizeOfType(self.layout(), t))
             } else {
                 None
@@ -220,11 +216,7 @@ impl Worker<'_> {
         unsafe {
             if !self.pt.field_offsets.contains_key(&t) {
                 self.pt_alloc_size(t)?;
-                let _guard = self
-                    .m
-                    .context_lock
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                let _guard = self.m.lock_context();
                 let layout = self.layout();
                 let offsets = (0..LLVMCountStructElementTypes(t))
                     .map(|k| LLVMOffsetOfElement(layout, t, k))

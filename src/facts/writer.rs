@@ -264,7 +264,9 @@ pub fn process_exists(pid: u32) -> bool {
     };
     if let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) {
         // `PID (COMMAND) STATE ...`; the command may hold parentheses
-        return !stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        return !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
     }
     // SAFETY: signal 0 only checks that the process exists.
     let r = unsafe { libc::kill(pid, 0) };
