@@ -21,8 +21,9 @@ use llfacts::facts::FactSet;
 /// `-j/--jobs`: worker threads.
 #[derive(Args, Clone, Copy, Debug)]
 pub struct Jobs {
-    /// Worker threads: a number, or `auto` for all cores [default: all cores]. Results do
-    /// not depend on it.
+    /// Worker threads: a number, or `auto` for all cores [default: all cores]. With 1, the
+    /// work runs on one thread (`extract` writes its output on it too). Results do not
+    /// depend on it.
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = parse_jobs)]
     jobs: Option<usize>,
 }

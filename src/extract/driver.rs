@@ -171,33 +171,46 @@ impl Progress {
 }
 
 /// Extracts every input into `out`. Modules are parsed `jobs` at a time in parallel and
-/// emitted in input order, while a writer thread appends finished buffers to the files;
-/// on any error nothing is left at `out`.
+/// emitted in input order, while a writer thread appends finished buffers to the files; with
+/// one job, the extracting thread writes them itself, so that `--jobs 1` keeps to one core.
+/// On any error nothing is left at `out`.
 pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summary> {
     let start = Instant::now();
     let ids = module_ids(inputs);
     let mut dir = FactDir::begin(out)?;
     let mut progress = Progress::new(opts.quiet, inputs.len());
-    // A few buffers in flight keep both sides busy while bounding memory.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
     std::thread::scope(|scope| {
-        // The writer creates the output files while the first input is parsed.
-        let writer = scope.spawn(move || -> Result<FactDir> {
+        let (dir, emitted) = if rayon::current_num_threads() == 1 {
             dir.create_files()?;
-            for facts in rx {
+            let mut send = |facts: FactBuf| {
                 dir.append(&facts)?;
                 facts.recycle();
-            }
-            Ok(dir)
-        });
-        let mut send = |facts: FactBuf| {
-            tx.send(facts)
-                .map_err(|_| anyhow::anyhow!("output writer stopped"))
+                Ok(())
+            };
+            let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
+            (dir, emitted)
+        } else {
+            // A few buffers in flight keep both sides busy while bounding memory.
+            let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
+            // The writer creates the output files while the first input is parsed.
+            let writer = scope.spawn(move || -> Result<FactDir> {
+                dir.create_files()?;
+                for facts in rx {
+                    dir.append(&facts)?;
+                    facts.recycle();
+                }
+                Ok(dir)
+            });
+            let mut send = |facts: FactBuf| {
+                tx.send(facts)
+                    .map_err(|_| anyhow::anyhow!("output writer stopped"))
+            };
+            let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
+            drop(tx);
+            // A writer failure (say, a full disk) is the cause of any send failure: report it
+            // first.
+            (writer.join().expect("writer thread panicked")?, emitted)
         };
-        let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
-        drop(tx);
-        // A writer failure (say, a full disk) is the cause of any send failure: report it first.
-        let dir = writer.join().expect("writer thread panicked")?;
         let (total, skipped) = emitted?;
         progress.finish();
         let tuples = dir.counts().iter().sum();
