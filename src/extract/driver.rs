@@ -182,11 +182,7 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
     std::thread::scope(|scope| {
         let (dir, emitted) = if rayon::current_num_threads() == 1 {
             dir.create_files()?;
-            let mut send = |facts: FactBuf| {
-                dir.append(&facts)?;
-                facts.recycle();
-                Ok(())
-            };
+            let mut send = |facts: FactBuf| write(&mut dir, facts);
             let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
             (dir, emitted)
         } else {
@@ -196,8 +192,7 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
             let writer = scope.spawn(move || -> Result<FactDir> {
                 dir.create_files()?;
                 for facts in rx {
-                    dir.append(&facts)?;
-                    facts.recycle();
+                    write(&mut dir, facts)?;
                 }
                 Ok(dir)
             });
@@ -228,6 +223,13 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
             skipped,
         })
     })
+}
+
+/// Appends `facts` to the output files; the buffer goes back to the pool.
+fn write(dir: &mut FactDir, facts: FactBuf) -> Result<()> {
+    dir.append(&facts)?;
+    facts.recycle();
+    Ok(())
 }
 
 /// Extracts every input into one in-memory fact set (for the analyses); also returns the
