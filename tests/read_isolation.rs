@@ -396,19 +396,6 @@ fn children(pid: u32) -> Vec<i32> {
     out
 }
 
-/// Whether process `pid` has ended (a zombie that nobody reaps has too).
-fn ended(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .unwrap()
-            .trim_start()
-            .starts_with('Z'),
-    }
-}
-
 /// A supervisor killed outright (SIGKILL: nothing runs in it) takes its reader along, for
 /// `extract` (a fork) and for `check` (a new process); the next run removes the temporary.
 /// The input is a FIFO that nobody writes: the reader blocks on it until it is killed.
@@ -446,7 +433,8 @@ fn a_reader_dies_with_its_killed_supervisor() {
         sup.kill().unwrap();
         sup.wait().unwrap();
         let killed = std::time::Instant::now();
-        while !ended(reader) {
+        // a zombie that nobody reaps has ended too
+        while llfacts::facts::writer::process_exists(reader as u32) {
             if killed.elapsed().as_secs() >= 10 {
                 // release the reader (end of file on the FIFO), then fail
                 drop(std::fs::OpenOptions::new().write(true).open(&fifo));
