@@ -171,40 +171,40 @@ impl Progress {
 }
 
 /// Extracts every input into `out`. Modules are parsed `jobs` at a time in parallel and
-/// emitted in input order, while a writer thread appends finished buffers to the files; with
-/// one job, the extracting thread writes them itself, so that `--jobs 1` keeps to one core.
-/// On any error nothing is left at `out`.
+/// emitted in input order; the extraction threads append finished buffers to the files
+/// themselves, one at a time and in order (see `extract_module`), so that `--jobs N` keeps
+/// to N cores. On any error nothing is left at `out`.
 pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summary> {
     let start = Instant::now();
     let ids = module_ids(inputs);
     let mut dir = FactDir::begin(out)?;
     let mut progress = Progress::new(opts.quiet, inputs.len());
     std::thread::scope(|scope| {
-        let (dir, emitted) = if rayon::current_num_threads() == 1 {
+        // With several jobs, the output files are created while the first input is read.
+        let (mut ready, mut creating) = (None, None);
+        if rayon::current_num_threads() == 1 {
             dir.create_files()?;
-            let mut send = |facts: FactBuf| write(&mut dir, facts);
-            let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
-            (dir, emitted)
+            ready = Some(dir);
         } else {
-            // A few buffers in flight keep both sides busy while bounding memory.
-            let (tx, rx) = std::sync::mpsc::sync_channel::<FactBuf>(4);
-            // The writer creates the output files while the first input is parsed.
-            let writer = scope.spawn(move || -> Result<FactDir> {
-                dir.create_files()?;
-                for facts in rx {
-                    write(&mut dir, facts)?;
-                }
-                Ok(dir)
-            });
-            let mut send = |facts: FactBuf| {
-                tx.send(facts)
-                    .map_err(|_| anyhow::anyhow!("output writer stopped"))
-            };
-            let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
-            drop(tx);
-            // A writer failure (say, a full disk) is the cause of any send failure: report it
-            // first.
-            (writer.join().expect("writer thread panicked")?, emitted)
+            creating = Some(scope.spawn(move || dir.create_files().map(|()| dir)));
+        }
+        let mut files = move || -> Result<FactDir> {
+            match creating.take() {
+                Some(files) => files.join().expect("file creation panicked"),
+                None => Ok(ready.take().expect("output files taken twice")),
+            }
+        };
+        let mut dir = None;
+        let mut send = |facts: FactBuf| {
+            if dir.is_none() {
+                dir = Some(files()?);
+            }
+            write(dir.as_mut().expect("output files"), facts)
+        };
+        let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
+        let dir = match dir {
+            Some(dir) => dir,
+            None => files()?,
         };
         let (total, skipped) = emitted?;
         progress.finish();
@@ -287,7 +287,7 @@ fn emit_all<'s>(
 ) -> Result<(Counts, Vec<usize>)> {
     let mut total = Counts::default();
     let mut skipped = Vec::new();
-    sink(opcode_classes())?;
+    let mut opcodes = Some(opcode_classes());
     let mut emitted_types = EmittedTypes::default();
     let window = rayon::current_num_threads().max(1);
     let indices: Vec<usize> = (0..inputs.len()).collect();
@@ -307,6 +307,10 @@ fn emit_all<'s>(
                 Some(module)
             })
             .collect();
+        // After the first read: meanwhile, the output files are being created.
+        if let Some(opcodes) = opcodes.take() {
+            sink(opcodes)?;
+        }
         for (k, module) in modules.into_iter().enumerate() {
             let i = first + k;
             let module = match module {
@@ -348,6 +352,9 @@ fn emit_all<'s>(
             total.instructions += counts.instructions;
             progress.module_done();
         }
+    }
+    if let Some(opcodes) = opcodes.take() {
+        sink(opcodes)?;
     }
     Ok((total, skipped))
 }

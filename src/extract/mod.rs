@@ -273,15 +273,68 @@ pub type Progress<'a> = dyn FnMut(usize, usize) + Send + 'a;
 type Done = (FactBuf, usize, Vec<Handle<LLVMTypeRef>>, usize);
 
 /// Runs finished out of order wait here until the runs before them are handed on.
-struct InOrder<'s, 'p> {
+struct InOrder {
+    /// The first run not yet taken out to be handed on.
     next: usize,
     waiting: std::collections::BTreeMap<usize, Done>,
-    sink: &'s mut Sink<'p>,
-    progress: &'s mut Progress<'p>,
     /// Per shard.
     used_types: Vec<PtrSet<Handle<LLVMTypeRef>>>,
     counts: Counts,
     failed: Option<anyhow::Error>,
+}
+
+/// Where runs go in order. Locked apart from [`InOrder`], by the one thread that hands runs
+/// on: the sink writes them out (a large part of the work: the kernel copies the facts into
+/// the page cache), and the other threads go on finishing runs meanwhile.
+struct Output<'s, 'p> {
+    sink: &'s mut Sink<'p>,
+    progress: &'s mut Progress<'p>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Hands on the runs that are next in order. A thread that finds another one doing it
+/// leaves its run to that one, which looks for more after letting the output go.
+fn hand_on(
+    state: &Mutex<InOrder>,
+    output: &Mutex<Output>,
+    moved: &Condvar,
+    defined_before: &[usize],
+) {
+    loop {
+        let mut out = match output.try_lock() {
+            Ok(out) => out,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
+        loop {
+            let (facts, next, failed) = {
+                let mut st = locked(state);
+                let st = &mut *st;
+                let Some((facts, shard, types, n)) = st.waiting.remove(&st.next) else {
+                    break;
+                };
+                st.used_types[shard].extend(types);
+                st.counts.instructions += n;
+                st.next += 1;
+                moved.notify_all();
+                (facts, st.next, st.failed.is_some())
+            };
+            if !failed && let Err(e) = (out.sink)(facts) {
+                locked(state).failed.get_or_insert(e);
+                moved.notify_all();
+            }
+            let defined = defined_before[defined_before.len() - 1];
+            (out.progress)(defined_before[next - 1], defined);
+        }
+        drop(out);
+        let st = locked(state);
+        if !st.waiting.contains_key(&st.next) {
+            return;
+        }
+    }
 }
 
 /// The order in which threads take tasks (see `extract_module`), each with whether it is
@@ -388,11 +441,10 @@ pub fn extract_module(
         let window = WINDOW_PER_THREAD * threads;
         let order = task_order(&functions, owner, runs, threads);
         let taken = AtomicUsize::new(0);
+        let output = Mutex::new(Output { sink, progress });
         let state = Mutex::new(InOrder {
             next: 0,
             waiting: Default::default(),
-            sink,
-            progress,
             used_types,
             counts: Counts {
                 functions: defined,
@@ -408,9 +460,8 @@ pub fn extract_module(
                         let Some(&(i, early)) = order.get(taken.fetch_add(1, Relaxed)) else {
                             break;
                         };
-                        let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
                         {
-                            let mut st = lock();
+                            let mut st = locked(&state);
                             while !early && i >= st.next + window && st.failed.is_none() {
                                 st = moved.wait(st).unwrap_or_else(|e| e.into_inner());
                             }
@@ -442,9 +493,9 @@ pub fn extract_module(
                                 instructions,
                             )
                         }));
-                        let mut st = lock();
-                        let run = match run {
-                            Ok(run) => run,
+                        let mut st = locked(&state);
+                        match run {
+                            Ok(run) => st.waiting.insert(i, run),
                             Err(panic) => {
                                 // The runs after this one would wait for it forever.
                                 st.failed = Some(anyhow::anyhow!("a worker panicked"));
@@ -453,18 +504,8 @@ pub fn extract_module(
                                 std::panic::resume_unwind(panic);
                             }
                         };
-                        st.waiting.insert(i, run);
-                        let st = &mut *st;
-                        while let Some((out, shard, types, n)) = st.waiting.remove(&st.next) {
-                            st.used_types[shard].extend(types);
-                            st.counts.instructions += n;
-                            st.next += 1;
-                            if st.failed.is_none() {
-                                st.failed = (st.sink)(out).err();
-                            }
-                            (st.progress)(defined_before[st.next - 1], defined);
-                        }
-                        moved.notify_all();
+                        drop(st);
+                        hand_on(&state, &output, &moved, &defined_before);
                     }
                 });
             }
@@ -473,7 +514,8 @@ pub fn extract_module(
         if let Some(e) = st.failed {
             return Err(e);
         }
-        let (counts, used_types, sink) = (st.counts, st.used_types, st.sink);
+        let (counts, used_types) = (st.counts, st.used_types);
+        let sink = output.into_inner().unwrap_or_else(|e| e.into_inner()).sink;
 
         let mut type_facts = FactBuf::new();
         let used: Vec<_> = ctxs.iter().map(|c| c.raw()).zip(used_types).collect();
