@@ -87,6 +87,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// On SIGINT, SIGTERM or SIGHUP: pass it on to the running child, whose supervisor then
 /// cleans up and exits; with no child, remove this process's temporaries and exit 128+N.
+/// SIGXFSZ is ignored (see below).
 pub fn handle_signals() {
     let Ok((mut wake, w)) = std::io::pipe() else {
         return;
@@ -104,6 +105,9 @@ pub fn handle_signals() {
         }
     });
     let _ = running.recv();
+    // Past the file size limit (`ulimit -f`) a write then fails (EFBIG) and is reported on
+    // one line naming the file, rather than the signal ending the process.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();

@@ -268,6 +268,59 @@ fn failed_run_leaves_existing_output_untouched() {
     assert!(out.join("instr.facts").exists());
 }
 
+/// Past `ulimit -f`, a write fails: one line naming the output file, exit 1, the previous
+/// output kept, no temporary left (not a death by SIGXFSZ).
+#[test]
+fn output_over_the_file_size_limit() {
+    use std::os::unix::process::CommandExt;
+    const LIMIT: u64 = 16 << 10;
+    let dir = scratch("err-fsize");
+    let input = compiled_fixtures()[0].clone();
+    let probe = dir.join("probe");
+    extract_ok(&[input.clone()], &probe, &["-q"]);
+    let largest = std::fs::read_dir(&probe)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .max()
+        .unwrap();
+    assert!(largest > LIMIT, "the fixture's output must exceed the limit");
+    for extra in [&["-j", "1"][..], &["-j", "2"], &["--no-isolate", "-j", "2"]] {
+        let out = dir.join("facts");
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("marker.txt"), b"old").unwrap();
+        let mut cmd = llfacts();
+        cmd.arg("extract").arg(&input).arg("-o").arg(&out).args(extra);
+        // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let lim = libc::rlimit {
+                    rlim_cur: LIMIT,
+                    rlim_max: LIMIT,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = cmd.output().unwrap();
+        let shown = out.display().to_string();
+        assert_one_line_error(&o, 1, &[&shown, "file size limit"]);
+        let names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into())
+            .collect();
+        assert_eq!(names, vec!["marker.txt".to_string()], "{extra:?}");
+        let litter: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into())
+            .filter(|n: &String| n.contains("llfacts-tmp"))
+            .collect();
+        assert!(litter.is_empty(), "{extra:?}: {litter:?}");
+    }
+}
+
 #[test]
 fn usage_errors_exit_with_2() {
     let o = llfacts()

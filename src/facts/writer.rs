@@ -85,9 +85,8 @@ impl FactDir {
 
     fn add_files(&mut self, names: impl Iterator<Item = String>) -> Result<()> {
         for name in names {
-            let path = self.tmp.join(&name);
-            let file =
-                File::create(&path).map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))?;
+            let file = File::create(self.tmp.join(&name))
+                .map_err(|e| anyhow!("{}: {}", self.dest.join(&name).display(), cause(&e)))?;
             // Small: a buffer per file (326 of them) is resident once written through, and
             // a run's chunk of a relation this large or larger skips it anyway.
             self.files
@@ -100,7 +99,7 @@ impl FactDir {
     pub fn append(&mut self, facts: &FactBuf) -> Result<()> {
         for (i, (name, f)) in self.files.iter_mut().enumerate() {
             f.write_all(facts.buffer(i)).map_err(|e| {
-                anyhow!("{}: {}", self.tmp.join(name.as_str()).display(), cause(&e))
+                anyhow!("{}: {}", self.dest.join(name.as_str()).display(), cause(&e))
             })?;
         }
         for (i, c) in self.counts.iter_mut().enumerate() {
@@ -293,6 +292,9 @@ pub fn cause(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ if e.raw_os_error() == Some(libc::EFBIG) => {
+            "file too large (over the file size limit, `ulimit -f`)".into()
+        }
         _ => {
             let s = e.to_string();
             s.split(" (os error").next().unwrap_or(&s).to_string()
