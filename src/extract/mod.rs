@@ -303,6 +303,7 @@ fn hand_on(
     moved: &Condvar,
     defined_before: &[usize],
 ) {
+    let defined = defined_before.last().copied().unwrap_or(0);
     loop {
         let mut out = match output.try_lock() {
             Ok(out) => out,
@@ -326,7 +327,6 @@ fn hand_on(
                 locked(state).failed.get_or_insert(e);
                 moved.notify_all();
             }
-            let defined = defined_before[defined_before.len() - 1];
             (out.progress)(defined_before[next - 1], defined);
         }
         drop(out);
