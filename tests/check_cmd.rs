@@ -169,6 +169,25 @@ fn sarif_report_is_valid_sarif_2_1_0() {
     );
 }
 
+/// A report that cannot be written whole (here: past `ulimit -f`) leaves the previous one.
+#[test]
+fn failed_report_write_keeps_the_previous_report() {
+    let dir = scratch("check-report-limit");
+    let bc = snippet(&dir);
+    let rules = toy_rules(&dir);
+    let report = dir.join("report.sarif");
+    std::fs::write(&report, "previous").unwrap();
+    let mut cmd = llfacts();
+    cmd.args(["check", "--engine", "builtin", "--format", "sarif", "--rules"])
+        .args([&rules, &bc])
+        .arg("-o")
+        .arg(&report);
+    let o = with_file_size_limit(&mut cmd, 512).output().unwrap();
+    assert_one_line_error(&o, 1, &[&report.display().to_string(), "file size limit"]);
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), "previous");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
 #[test]
 fn checks_an_existing_fact_directory() {
     let dir = scratch("check-facts");

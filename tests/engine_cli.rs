@@ -51,6 +51,45 @@ fn run_reads_facts_and_writes_sorted_tsv() {
     assert_eq!(read(d, "out/deg.csv"), "a\t1\nb\t2\n");
 }
 
+/// A write that fails (here: past `ulimit -f`) leaves the output directory as it was: the
+/// files of an earlier run whole, other files kept, no temporary; a directory the run was to
+/// create is not left behind.
+#[test]
+fn failed_write_leaves_the_output_directory_as_it_was() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(d, "p.dl", PROGRAM);
+    let edges: String = (0..400).map(|i| format!("n{i}\tn{}\n", i + 1)).collect();
+    write(d, "facts/edge.facts", &edges);
+    let run = |out: &str| {
+        let mut cmd = common::llfacts();
+        cmd.current_dir(d).args([
+            "run", "p.dl", "-F", "facts", "-D", out, "--engine", "builtin",
+        ]);
+        cmd
+    };
+    let o = run("out").output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let path = read(d, "out/path.csv");
+    assert!(path.len() > 64 << 10, "the output must exceed the limit below");
+    write(d, "out/mine.txt", "kept");
+    for out in ["out", "new"] {
+        let o = common::with_file_size_limit(&mut run(out), 64 << 10)
+            .output()
+            .unwrap();
+        assert_fails(&o, &[&format!("{out}/path.csv"), "File too large"]);
+    }
+    assert_eq!(read(d, "out/path.csv"), path);
+    assert_eq!(read(d, "out/mine.txt"), "kept");
+    let mut names: Vec<String> = std::fs::read_dir(d.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["deg.csv", "mine.txt", "path.csv"]);
+    assert!(!d.join("new").exists());
+}
+
 #[test]
 fn numbers_sort_numerically_in_output() {
     let t = tempfile::tempdir().unwrap();
@@ -314,7 +353,14 @@ fn auto_uses_souffle_when_it_is_on_path() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(read(d, "bin/args"), "-F facts -D out/nested -j 3 p.dl\n");
+    // Soufflé writes into a temporary inside the output directory, moved in once complete.
+    let args = read(d, "bin/args");
+    let staged = args
+        .strip_prefix("-F facts -D out/nested/.llfacts-tmp-")
+        .and_then(|rest| rest.strip_suffix(" -j 3 p.dl\n"));
+    assert!(staged.is_some_and(|pid| pid.parse::<u32>().is_ok()), "{args}");
+    assert!(d.join("out/nested").is_dir());
+    assert_eq!(std::fs::read_dir(d.join("out/nested")).unwrap().count(), 0);
     // --engine builtin ignores it
     std::fs::remove_file(d.join("bin/args")).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_llfacts"))

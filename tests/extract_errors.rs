@@ -24,15 +24,7 @@ fn fails(dir: &Path, input: &Path, must_contain: &[&str]) {
     needles.extend_from_slice(must_contain);
     assert_one_line_error(&o, 1, &needles);
     assert!(!out.exists(), "no output may be left behind");
-    let leftovers: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-        .filter(|n| n.contains("llfacts-tmp"))
-        .collect();
-    assert!(
-        leftovers.is_empty(),
-        "temporary directories left: {leftovers:?}"
-    );
+    assert_eq!(temporaries_in(dir), Vec::<String>::new());
 }
 
 #[test]
@@ -254,14 +246,7 @@ fn failed_run_leaves_existing_output_untouched() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into())
         .collect();
     assert_eq!(names, vec!["marker.txt".to_string()]);
-    let parent: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into())
-        .collect();
-    assert!(
-        !parent.iter().any(|n| n.contains("llfacts-tmp")),
-        "{parent:?}"
-    );
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
     // A successful run replaces the directory as a whole.
     extract_ok(&[good], &out, &["-q"]);
     assert!(!out.join("marker.txt").exists());
@@ -272,7 +257,6 @@ fn failed_run_leaves_existing_output_untouched() {
 /// output kept, no temporary left (not a death by SIGXFSZ).
 #[test]
 fn output_over_the_file_size_limit() {
-    use std::os::unix::process::CommandExt;
     const LIMIT: u64 = 16 << 10;
     let dir = scratch("err-fsize");
     let input = compiled_fixtures()[0].clone();
@@ -291,19 +275,7 @@ fn output_over_the_file_size_limit() {
         std::fs::write(out.join("marker.txt"), b"old").unwrap();
         let mut cmd = llfacts();
         cmd.arg("extract").arg(&input).arg("-o").arg(&out).args(extra);
-        // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                let lim = libc::rlimit {
-                    rlim_cur: LIMIT,
-                    rlim_max: LIMIT,
-                };
-                if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        with_file_size_limit(&mut cmd, LIMIT);
         let o = cmd.output().unwrap();
         let shown = out.display().to_string();
         assert_one_line_error(&o, 1, &[&shown, "file size limit"]);
@@ -312,12 +284,7 @@ fn output_over_the_file_size_limit() {
             .map(|e| e.unwrap().file_name().to_string_lossy().into())
             .collect();
         assert_eq!(names, vec!["marker.txt".to_string()], "{extra:?}");
-        let litter: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into())
-            .filter(|n: &String| n.contains("llfacts-tmp"))
-            .collect();
-        assert!(litter.is_empty(), "{extra:?}: {litter:?}");
+        assert_eq!(temporaries_in(&dir), Vec::<String>::new(), "{extra:?}");
     }
 }
 

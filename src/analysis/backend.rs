@@ -8,7 +8,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::engine::{Database, EvalStats, OutTarget, Program};
 use crate::facts::FactSet;
-use crate::facts::writer::cause;
+use crate::facts::writer::{FactDir, cause};
 
 use super::programs::{self, RuleSource};
 
@@ -70,29 +70,42 @@ pub fn run_file(
     jobs: usize,
     warn: bool,
 ) -> Result<Option<EvalStats>> {
-    match backend {
-        Backend::Souffle(exe) => {
-            run_souffle(exe, program, fact_dir, out, jobs, warn)?;
-            Ok(None)
-        }
-        Backend::Builtin => {
-            let prog = Program::from_file(program)?;
-            if warn {
-                for w in prog.warnings() {
-                    eprint!("{w}");
+    let run = |out: &OutTarget| -> Result<Option<EvalStats>> {
+        match backend {
+            Backend::Souffle(exe) => {
+                run_souffle(exe, program, fact_dir, out, jobs, warn)?;
+                Ok(None)
+            }
+            Backend::Builtin => {
+                let prog = Program::from_file(program)?;
+                if warn {
+                    for w in prog.warnings() {
+                        eprint!("{w}");
+                    }
                 }
+                let mut db = Database::new(&prog);
+                db.keep_outputs_only();
+                db.load_inputs(fact_dir)?;
+                let stats = db.run(jobs)?;
+                db.write_outputs(out)?;
+                Ok(Some(stats))
             }
-            let mut db = Database::new(&prog);
-            db.keep_outputs_only();
-            db.load_inputs(fact_dir)?;
-            let stats = db.run(jobs)?;
-            if let OutTarget::Dir(d) = out {
-                create_out_dir(d)?;
-            }
-            db.write_outputs(out)?;
-            Ok(Some(stats))
         }
-    }
+    };
+    let OutTarget::Dir(dir) = out else {
+        return run(out);
+    };
+    // Outputs are written into a temporary inside `dir` and moved in once all are complete,
+    // so that a failure (say, a full disk) leaves no file half-written.
+    let staged = FactDir::staging(dir)?;
+    let tmp = staged.path().to_path_buf();
+    let stats = run(&OutTarget::Dir(tmp.clone())).map_err(|e| {
+        // Name the output directory, not the temporary.
+        let text = format!("{e:#}");
+        anyhow!("{}", text.replace(&*tmp.to_string_lossy(), &dir.to_string_lossy()))
+    })?;
+    staged.merge()?;
+    Ok(stats)
 }
 
 fn create_out_dir(d: &Path) -> Result<()> {
@@ -120,6 +133,15 @@ fn run_souffle(
     let mut cmd = Command::new(exe);
     if !warn {
         cmd.arg("-w");
+    }
+    // llfacts ignores SIGXFSZ (see `isolate::handle_signals`); Soufflé does not check its
+    // writes, so past the file size limit it must end by the signal, not write short files.
+    // SAFETY: only signal(), async-signal-safe, between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
+            Ok(())
+        });
     }
     let status = cmd
         .arg("-F")

@@ -4,7 +4,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 
 use llfacts::analysis::Runner;
@@ -87,8 +86,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
         solution.write(dir, OUTPUTS)?;
     }
     if let Some(path) = &args.callgraph_dot {
-        std::fs::write(path, solution.call_graph_dot(&facts)?)
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        llfacts::facts::writer::write_file(path, solution.call_graph_dot(&facts)?.as_bytes())?;
     }
     let summary = Summary::of(&solution, &facts)?;
     let secs = start.elapsed().as_secs_f64();

@@ -3,7 +3,6 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 
 use llfacts::analysis::report::{self, Format};
@@ -72,7 +71,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<()> {
     };
     let text = report::render(&violations, format);
     match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| anyhow!("{}: {e}", path.display()))?,
+        Some(path) => llfacts::facts::writer::write_file(path, text.as_bytes())?,
         None => print!("{text}"),
     }
     if violations.is_empty() {

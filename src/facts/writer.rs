@@ -1,6 +1,8 @@
 //! Output directories: one `<relation>.facts` file per relation (or `<relation>.csv` for
 //! analysis results), written into a fresh directory beside the destination and renamed into
-//! place only when everything succeeded.
+//! place only when everything succeeded. The same for single files ([`write_file`]: reports,
+//! DOT graphs) and for the outputs of a rule program, which join the files of their
+//! directory ([`FactDir::merge`]).
 //!
 //! A temporary is named `.<dest>.llfacts-tmp-<PID>` (`.old` appended to it holds the replaced
 //! output during the final renames). Every failure removes it: errors by `Drop`, signals and
@@ -25,6 +27,8 @@ pub struct FactDir {
     files: Vec<(String, BufWriter<File>)>,
     counts: Vec<u64>,
     committed: bool,
+    /// A staging directory's destination was created for it (see [`FactDir::staging`]).
+    created: bool,
 }
 
 impl FactDir {
@@ -75,6 +79,7 @@ impl FactDir {
             files: Vec::new(),
             counts: vec![0; RELATIONS.len()],
             committed: false,
+            created: false,
         })
     }
 
@@ -135,6 +140,92 @@ impl FactDir {
         self.committed = true;
         Ok(())
     }
+
+    /// A temporary inside `dir` (`.llfacts-tmp-<PID>`), for outputs that join `dir`'s files
+    /// ([`FactDir::merge`]) rather than replace them; `dir` is created if absent, and
+    /// removed again, if still empty, when nothing is merged.
+    pub fn staging(dir: &Path) -> Result<FactDir> {
+        let shown = dir.display();
+        if dir.exists() && !dir.is_dir() {
+            bail!("{shown}: exists and is not a directory");
+        }
+        let created = !dir.exists();
+        fs::create_dir_all(dir)
+            .map_err(|e| anyhow!("{shown}: cannot create output directory: {}", cause(&e)))?;
+        const PREFIX: &str = ".llfacts-tmp-";
+        remove_stale_in(dir, PREFIX, dir);
+        let tmp = dir.join(format!("{PREFIX}{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        live().push((dir.to_path_buf(), tmp.clone()));
+        let staged = FactDir {
+            dest: dir.to_path_buf(),
+            tmp,
+            files: Vec::new(),
+            counts: Vec::new(),
+            committed: false,
+            created,
+        };
+        fs::create_dir(&staged.tmp)
+            .map_err(|e| anyhow!("{shown}: cannot write output directory: {}", cause(&e)))?;
+        Ok(staged)
+    }
+
+    /// The temporary directory, for a writer of its own (a rule engine's outputs).
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Moves what was written into the staging temporary into `dest`, file by file,
+    /// replacing files of the same name and keeping the others: `llfacts run -D DIR`
+    /// adds to DIR as Soufflé does, and no file there is ever half-written.
+    pub fn merge(mut self) -> Result<()> {
+        self.files.clear();
+        move_entries(&self.tmp, &self.dest)?;
+        let _ = fs::remove_dir_all(&self.tmp);
+        self.committed = true;
+        Ok(())
+    }
+}
+
+/// Moves every file under `from` to the same place under `to`.
+fn move_entries(from: &Path, to: &Path) -> Result<()> {
+    let entries = fs::read_dir(from).map_err(|e| anyhow!("{}: {}", from.display(), cause(&e)))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| anyhow!("{}: {}", from.display(), cause(&e)))?;
+        let target = to.join(entry.file_name());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            fs::create_dir_all(&target)
+                .map_err(|e| anyhow!("{}: {}", target.display(), cause(&e)))?;
+            move_entries(&entry.path(), &target)?;
+        } else {
+            fs::rename(entry.path(), &target)
+                .map_err(|e| anyhow!("{}: {}", target.display(), cause(&e)))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes a whole file, through a temporary beside `path` renamed over it once complete:
+/// `path` is never half-written, and a failure leaves what was there.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_path(path, std::process::id())?;
+    remove_stale(path);
+    live().push((path.to_path_buf(), tmp.clone()));
+    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    live().retain(|(_, t)| *t != tmp);
+    written.map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))
+}
+
+/// Removes a file, or a directory with what it holds.
+fn remove_path(path: &Path) {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => drop(fs::remove_dir_all(path)),
+        Ok(_) => drop(fs::remove_file(path)),
+        Err(_) => {}
+    }
 }
 
 impl Drop for FactDir {
@@ -142,6 +233,9 @@ impl Drop for FactDir {
         if !self.committed {
             self.files.clear();
             let _ = fs::remove_dir_all(&self.tmp);
+            if self.created {
+                let _ = fs::remove_dir(&self.dest);
+            }
         }
         live().retain(|(_, t)| *t != self.tmp);
     }
@@ -186,15 +280,17 @@ fn old_path(tmp: &Path) -> PathBuf {
 /// Removes process `pid`'s temporary for `dest`; if it died between the two renames of
 /// `commit`, puts the previous output back.
 pub fn discard_temporary(dest: &Path, pid: u32) {
-    let Ok(tmp) = temp_path(dest, pid) else {
-        return;
-    };
-    let _ = fs::remove_dir_all(&tmp);
-    let old = old_path(&tmp);
-    if old.exists() {
-        if dest.exists() || fs::rename(&old, dest).is_err() {
-            let _ = fs::remove_dir_all(&old);
-        }
+    if let Ok(tmp) = temp_path(dest, pid) {
+        discard(dest, &tmp);
+    }
+}
+
+/// Removes the temporary `tmp` of `dest`, restoring a previous output caught mid-replace.
+fn discard(dest: &Path, tmp: &Path) {
+    remove_path(tmp);
+    let old = old_path(tmp);
+    if old.exists() && (dest.exists() || fs::rename(&old, dest).is_err()) {
+        remove_path(&old);
     }
 }
 
@@ -217,7 +313,7 @@ pub fn remove_temporaries() {
     for (dest, tmp) in live.iter() {
         // Other threads may still be creating files in it: remove until it is gone.
         for _ in 0..10 {
-            discard_temporary(dest, std::process::id());
+            discard(dest, tmp);
             if !tmp.exists() {
                 break;
             }
@@ -235,19 +331,23 @@ fn remove_stale(dest: &Path) {
     } else {
         parent
     };
-    let prefix = format!(".{}.llfacts-tmp-", name.to_string_lossy());
-    let Ok(entries) = fs::read_dir(parent) else {
+    remove_stale_in(parent, &format!(".{}.llfacts-tmp-", name.to_string_lossy()), dest);
+}
+
+/// The entries `<prefix><PID>` (and `.old`) of `dir` whose PID no longer runs.
+fn remove_stale_in(dir: &Path, prefix: &str, dest: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let file = entry.file_name();
-        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(prefix)) else {
             continue;
         };
         let pid = rest.strip_suffix(".old").unwrap_or(rest);
         match pid.parse::<u32>() {
             Ok(pid) if pid != std::process::id() && !process_exists(pid) => {
-                discard_temporary(dest, pid)
+                discard(dest, &dir.join(format!("{prefix}{pid}")))
             }
             _ => {}
         }
@@ -272,10 +372,9 @@ pub fn process_exists(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
-/// Writes result relations as `<name>.csv` files (Soufflé's output format: tab-separated,
-/// fields as given) into `dest`, replacing it whole.
-/// Writes one `<relation>.csv` file per relation into `dest` (replaced whole, as fact
-/// directories are); `emit` writes a relation's lines.
+/// Writes one `<relation>.csv` file per relation (Soufflé's output format: tab-separated,
+/// fields as given) into `dest`, replaced whole as fact directories are; `emit` writes a
+/// relation's lines.
 pub fn write_relations(
     dest: &Path,
     relations: &[&str],

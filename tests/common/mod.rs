@@ -24,6 +24,33 @@ pub fn run_in(args: &[&str], cwd: &Path) -> Output {
         .expect("run llfacts")
 }
 
+/// The names in `dir` of llfacts' temporaries (`...llfacts-tmp...`): litter after a run.
+pub fn temporaries_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("llfacts-tmp"))
+        .collect()
+}
+
+/// `cmd` under a file size limit (`ulimit -f`) of `bytes`: writes past it fail.
+pub fn with_file_size_limit(cmd: &mut Command, bytes: u64) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
+
 pub fn stderr_text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
