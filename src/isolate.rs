@@ -193,6 +193,8 @@ fn fork_reader(
             }
             CAUGHT.store(0, SeqCst);
             CHILD.store(0, SeqCst);
+            // A fork's descriptor table is as large as its open descriptors need.
+            crate::facts::writer::reserve_descriptors();
             handle_signals();
             libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
             let argv = std::iter::once(OsString::from("llfacts"))

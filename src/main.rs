@@ -66,6 +66,7 @@ fn main() -> ExitCode {
         );
         std::process::exit(101);
     }));
+    llfacts::facts::writer::reserve_descriptors();
     llfacts::isolate::handle_signals();
     llfacts::isolate::set_fork_entry(forked_reader);
     let cli = Cli::parse();

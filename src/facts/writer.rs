@@ -354,6 +354,23 @@ fn remove_stale_in(dir: &Path, prefix: &str, dest: &Path) {
     }
 }
 
+/// Descriptors a fact directory keeps open at once: one per relation, and some to spare.
+const DESCRIPTORS: i32 = 512;
+
+/// Grows this process's descriptor table for a fact directory's files while the process
+/// has one thread. Linux grows the table of a process with several threads only after an
+/// RCU grace period (about 10 ms here, as long as extracting a small module), which
+/// opening the output files would otherwise wait for. Call it before any thread starts.
+pub fn reserve_descriptors() {
+    // SAFETY: duplicating and closing a descriptor of our own.
+    unsafe {
+        let fd = libc::fcntl(2, libc::F_DUPFD_CLOEXEC, DESCRIPTORS - 1);
+        if fd >= 0 {
+            libc::close(fd);
+        }
+    }
+}
+
 /// Whether a process with this id runs (it may be another program that reused the id:
 /// its temporary is then kept, the safe mistake). A zombie does not: a reader killed with
 /// its supervisor waits as one until its new parent reaps it, which some inits never do.
