@@ -178,10 +178,12 @@ fn failed_report_write_keeps_the_previous_report() {
     let report = dir.join("report.sarif");
     std::fs::write(&report, "previous").unwrap();
     let mut cmd = llfacts();
-    cmd.args(["check", "--engine", "builtin", "--format", "sarif", "--rules"])
-        .args([&rules, &bc])
-        .arg("-o")
-        .arg(&report);
+    cmd.args([
+        "check", "--engine", "builtin", "--format", "sarif", "--rules",
+    ])
+    .args([&rules, &bc])
+    .arg("-o")
+    .arg(&report);
     let o = with_file_size_limit(&mut cmd, 512).output().unwrap();
     assert_one_line_error(&o, 1, &[&report.display().to_string(), "file size limit"]);
     assert_eq!(std::fs::read_to_string(&report).unwrap(), "previous");

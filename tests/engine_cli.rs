@@ -71,7 +71,10 @@ fn failed_write_leaves_the_output_directory_as_it_was() {
     let o = run("out").output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let path = read(d, "out/path.csv");
-    assert!(path.len() > 64 << 10, "the output must exceed the limit below");
+    assert!(
+        path.len() > 64 << 10,
+        "the output must exceed the limit below"
+    );
     write(d, "out/mine.txt", "kept");
     for out in ["out", "new"] {
         let o = common::with_file_size_limit(&mut run(out), 64 << 10)
@@ -358,7 +361,10 @@ fn auto_uses_souffle_when_it_is_on_path() {
     let staged = args
         .strip_prefix("-F facts -D out/nested/.llfacts-tmp-")
         .and_then(|rest| rest.strip_suffix(" -j 3 p.dl\n"));
-    assert!(staged.is_some_and(|pid| pid.parse::<u32>().is_ok()), "{args}");
+    assert!(
+        staged.is_some_and(|pid| pid.parse::<u32>().is_ok()),
+        "{args}"
+    );
     assert!(d.join("out/nested").is_dir());
     assert_eq!(std::fs::read_dir(d.join("out/nested")).unwrap().count(), 0);
     // --engine builtin ignores it

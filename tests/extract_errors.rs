@@ -267,14 +267,21 @@ fn output_over_the_file_size_limit() {
         .map(|e| e.unwrap().metadata().unwrap().len())
         .max()
         .unwrap();
-    assert!(largest > LIMIT, "the fixture's output must exceed the limit");
+    assert!(
+        largest > LIMIT,
+        "the fixture's output must exceed the limit"
+    );
     for extra in [&["-j", "1"][..], &["-j", "2"], &["--no-isolate", "-j", "2"]] {
         let out = dir.join("facts");
         let _ = std::fs::remove_dir_all(&out);
         std::fs::create_dir(&out).unwrap();
         std::fs::write(out.join("marker.txt"), b"old").unwrap();
         let mut cmd = llfacts();
-        cmd.arg("extract").arg(&input).arg("-o").arg(&out).args(extra);
+        cmd.arg("extract")
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .args(extra);
         with_file_size_limit(&mut cmd, LIMIT);
         let o = cmd.output().unwrap();
         let shown = out.display().to_string();

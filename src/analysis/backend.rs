@@ -102,7 +102,10 @@ pub fn run_file(
     let stats = run(&OutTarget::Dir(tmp.clone())).map_err(|e| {
         // Name the output directory, not the temporary.
         let text = format!("{e:#}");
-        anyhow!("{}", text.replace(&*tmp.to_string_lossy(), &dir.to_string_lossy()))
+        anyhow!(
+            "{}",
+            text.replace(&*tmp.to_string_lossy(), &dir.to_string_lossy())
+        )
     })?;
     staged.merge()?;
     Ok(stats)

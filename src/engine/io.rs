@@ -587,8 +587,13 @@ pub fn write_output(
     };
     let path = output_path(rel, io, dir);
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| anyhow!("cannot create output directory {}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            anyhow!(
+                "cannot create output directory {}: {}",
+                parent.display(),
+                io_text(&e)
+            )
+        })?;
     }
     let body = |w: &mut dyn Write| -> std::io::Result<()> {
         if headers {
@@ -607,7 +612,16 @@ pub fn write_output(
         }
         file.flush()
     })();
-    written.map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+    written.map_err(|e| anyhow!("cannot write {}: {}", path.display(), io_text(&e)))
+}
+
+/// An I/O error as a user reads it: `No space left on device`, without `(os error 28)`.
+fn io_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" (os error ") {
+        Some((message, _)) => message.to_string(),
+        None => text,
+    }
 }
 
 pub fn print_size(rel: &RelInfo, store: &Relation) -> Result<()> {

@@ -331,7 +331,11 @@ fn remove_stale(dest: &Path) {
     } else {
         parent
     };
-    remove_stale_in(parent, &format!(".{}.llfacts-tmp-", name.to_string_lossy()), dest);
+    remove_stale_in(
+        parent,
+        &format!(".{}.llfacts-tmp-", name.to_string_lossy()),
+        dest,
+    );
 }
 
 /// The entries `<prefix><PID>` (and `.old`) of `dir` whose PID no longer runs.
