@@ -456,10 +456,7 @@ pub fn extract_module(
         rayon::scope(|s| {
             for _ in 0..rayon::current_num_threads() {
                 s.spawn(|_| {
-                    loop {
-                        let Some(&(i, early)) = order.get(taken.fetch_add(1, Relaxed)) else {
-                            break;
-                        };
+                    while let Some(&(i, early)) = order.get(taken.fetch_add(1, Relaxed)) {
                         {
                             let mut st = locked(&state);
                             while !early && i >= st.next + window && st.failed.is_none() {
