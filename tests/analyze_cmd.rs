@@ -241,6 +241,55 @@ fn analyze_reports_writes_relations_and_draws_the_call_graph() {
     assert!(dot.contains("\"xmalloc\" -> \"malloc\";"), "{dot}");
 }
 
+/// `--relations` writes only the relations named, each as the full output has it.
+#[test]
+fn analyze_writes_only_the_relations_asked_for() {
+    let dir = scratch("analyze-relations");
+    let bc = build(&dir, false);
+    let analyze = |out: &Path, extra: &[&str]| {
+        let o = llfacts()
+            .args(["analyze", "-q", "--engine", "builtin"])
+            .arg(&bc)
+            .arg("-o")
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let (all, some) = (dir.join("all"), dir.join("some"));
+    analyze(&all, &[]);
+    analyze(&some, &["--relations", "object,call_graph_edge"]);
+    let mut names: Vec<String> = std::fs::read_dir(&some)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["call_graph_edge.csv", "object.csv"]);
+    for name in names {
+        let full = std::fs::read_to_string(all.join(&name)).unwrap();
+        assert!(!full.is_empty(), "{name}");
+        assert_eq!(
+            std::fs::read_to_string(some.join(&name)).unwrap(),
+            full,
+            "{name}"
+        );
+    }
+    // A name that is no output relation, or --relations without -o: usage errors.
+    for args in [
+        &["-o", "x", "--relations", "bogus"][..],
+        &["--relations", "object"],
+    ] {
+        let o = llfacts()
+            .arg("analyze")
+            .arg(&bc)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}
+
 #[test]
 fn analyze_text_summary_and_bad_input() {
     let dir = scratch("analyze-text");
