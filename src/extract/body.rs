@@ -636,20 +636,14 @@ impl Worker<'_> {
                         fact!(self.out, instr_nuw, id);
                     }
                 }
-                LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => {
-                    if LLVMGetExact(instr) != 0 {
-                        fact!(self.out, instr_exact, id);
-                    }
+                LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr if LLVMGetExact(instr) != 0 => {
+                    fact!(self.out, instr_exact, id);
                 }
-                LLVMOr => {
-                    if LLVMGetIsDisjoint(instr) != 0 {
-                        fact!(self.out, instr_disjoint, id);
-                    }
+                LLVMOr if LLVMGetIsDisjoint(instr) != 0 => {
+                    fact!(self.out, instr_disjoint, id);
                 }
-                LLVMZExt | LLVMUIToFP => {
-                    if LLVMGetNNeg(instr) != 0 {
-                        fact!(self.out, instr_nneg, id);
-                    }
+                LLVMZExt | LLVMUIToFP if LLVMGetNNeg(instr) != 0 => {
+                    fact!(self.out, instr_nneg, id);
                 }
                 _ => {}
             }

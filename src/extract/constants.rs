@@ -20,10 +20,10 @@ impl Worker<'_> {
             if let Some(id) = self.locals.get(&v) {
                 return id.clone();
             }
-            if LLVMValueIsBasicBlock(v) != 0 {
-                if let Some(id) = self.blocks.get(&LLVMValueAsBasicBlock(v)) {
-                    return id.clone();
-                }
+            if LLVMValueIsBasicBlock(v) != 0
+                && let Some(id) = self.blocks.get(&LLVMValueAsBasicBlock(v))
+            {
+                return id.clone();
             }
             let site = site();
             self.constant(v, &site);

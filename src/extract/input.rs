@@ -413,7 +413,7 @@ unsafe fn parse_and_verify(path: &Path, bytes: &[u8], is_bitcode: bool) -> Resul
             LLVMDisposeMemoryBuffer(buf);
             failed
         } else {
-            if std::str::from_utf8(&bytes).is_err() && !looks_textual(&bytes) {
+            if std::str::from_utf8(bytes).is_err() && !looks_textual(bytes) {
                 LLVMContextDispose(context);
                 bail!("{shown}: neither LLVM bitcode nor LLVM assembly text (binary data)");
             }

@@ -7,6 +7,11 @@
 //! handed to the output in module order as soon as the ones before them are, so the bytes
 //! written depend neither on the number of threads nor on the shards, and writing overlaps
 //! extraction. Type facts come last, from the union of the types every worker used.
+//!
+//! Safety: the `unsafe fn`s of this module and its children take LLVM handles, and share
+//! one contract, stated here once: every handle belongs to a module that is alive (owned
+//! by an `input::Module`), and is used from several threads only as `llvm.rs` says.
+#![allow(clippy::missing_safety_doc)]
 
 mod attrs;
 mod body;
