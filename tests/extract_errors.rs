@@ -276,14 +276,8 @@ fn output_over_the_file_size_limit() {
         let _ = std::fs::remove_dir_all(&out);
         std::fs::create_dir(&out).unwrap();
         std::fs::write(out.join("marker.txt"), b"old").unwrap();
-        let mut cmd = llfacts();
-        cmd.arg("extract")
-            .arg(&input)
-            .arg("-o")
-            .arg(&out)
-            .args(extra);
-        with_file_size_limit(&mut cmd, LIMIT);
-        let o = cmd.output().unwrap();
+        let mut cmd = extract_cmd(&[input.clone()], &out, extra);
+        let o = with_file_size_limit(&mut cmd, LIMIT).output().unwrap();
         let shown = out.display().to_string();
         assert_one_line_error(&o, 1, &[&shown, "file size limit"]);
         let names: Vec<String> = std::fs::read_dir(&out)
@@ -291,6 +285,24 @@ fn output_over_the_file_size_limit() {
             .map(|e| e.unwrap().file_name().to_string_lossy().into())
             .collect();
         assert_eq!(names, vec!["marker.txt".to_string()], "{extra:?}");
+        assert_eq!(temporaries_in(&dir), Vec::<String>::new(), "{extra:?}");
+    }
+}
+
+/// Too few descriptors for the output files (`ulimit -n`): one line naming a file, exit 1,
+/// nothing left; also at `-j 2`, where the files are created on a thread of their own.
+#[test]
+fn too_few_file_descriptors() {
+    let dir = scratch("err-nofile");
+    let input = valid_bitcode(&dir);
+    let out = dir.join("facts");
+    for extra in [&["-j", "1"][..], &["-j", "2"], &["--no-isolate", "-j", "2"]] {
+        let mut cmd = extract_cmd(&[input.clone()], &out, extra);
+        let o = with_limit(&mut cmd, libc::RLIMIT_NOFILE, 64)
+            .output()
+            .unwrap();
+        assert_one_line_error(&o, 1, &[&out.display().to_string(), "Too many open files"]);
+        assert!(!out.exists(), "{extra:?}");
         assert_eq!(temporaries_in(&dir), Vec::<String>::new(), "{extra:?}");
     }
 }

@@ -181,32 +181,19 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
     let mut progress = Progress::new(opts.quiet, inputs.len());
     std::thread::scope(|scope| {
         // With several jobs, the output files are created while the first input is read.
-        let (mut ready, mut creating) = (None, None);
-        if rayon::current_num_threads() == 1 {
+        let mut files = if rayon::current_num_threads() == 1 {
             dir.create_files()?;
-            ready = Some(dir);
+            Files::Ready(dir)
         } else {
-            creating = Some(scope.spawn(move || dir.create_files().map(|()| dir)));
-        }
-        let mut files = move || -> Result<FactDir> {
-            match creating.take() {
-                Some(files) => files.join().expect("file creation panicked"),
-                None => Ok(ready.take().expect("output files taken twice")),
-            }
+            Files::Creating(scope.spawn(move || dir.create_files().map(|()| dir)))
         };
-        let mut dir = None;
-        let mut send = |facts: FactBuf| {
-            if dir.is_none() {
-                dir = Some(files()?);
-            }
-            write(dir.as_mut().expect("output files"), facts)
-        };
+        let mut send = |facts: FactBuf| write(files.ready()?, facts);
         let emitted = emit_all(inputs, &ids, opts, &mut send, &mut progress, scope);
-        let dir = match dir {
-            Some(dir) => dir,
-            None => files()?,
-        };
         let (total, skipped) = emitted?;
+        files.ready()?;
+        let Files::Ready(dir) = files else {
+            unreachable!("ready() leaves the files ready")
+        };
         progress.finish();
         let tuples = dir.counts().iter().sum();
         let nonempty_relations = dir.counts().iter().filter(|&&c| c > 0).count();
@@ -223,6 +210,28 @@ pub fn to_dir(inputs: &[PathBuf], out: &Path, opts: &ReadOptions) -> Result<Summ
             skipped,
         })
     })
+}
+
+/// The output directory, whose files a thread of their own may still be creating.
+enum Files<'s> {
+    Creating(std::thread::ScopedJoinHandle<'s, Result<FactDir>>),
+    Ready(FactDir),
+    /// Their creation failed (the error went to the first writer).
+    Failed,
+}
+
+impl Files<'_> {
+    fn ready(&mut self) -> Result<&mut FactDir> {
+        if let Files::Creating(_) = self
+            && let Files::Creating(files) = std::mem::replace(self, Files::Failed)
+        {
+            *self = Files::Ready(files.join().expect("file creation panicked")?);
+        }
+        match self {
+            Files::Ready(dir) => Ok(dir),
+            _ => anyhow::bail!("the output files could not be created"),
+        }
+    }
 }
 
 /// Appends `facts` to the output files; the buffer goes back to the pool.

@@ -66,21 +66,28 @@ impl FactDir {
         })?;
         let tmp = temp_path(dest, std::process::id())?;
         remove_stale(dest);
+        Self::start(dest, tmp, false)
+    }
+
+    /// Registers `tmp` as `dest`'s temporary and creates it; `created`: `dest` was made for
+    /// this run (removed again, if empty, on failure).
+    fn start(dest: &Path, tmp: PathBuf, created: bool) -> Result<FactDir> {
         let _ = fs::remove_dir_all(&tmp);
         // Registered before it exists: a signal between the two must still remove it.
         live().push((dest.to_path_buf(), tmp.clone()));
-        if let Err(e) = fs::create_dir(&tmp) {
-            live().retain(|(_, t)| *t != tmp);
-            bail!("{shown}: cannot write output directory: {}", cause(&e));
-        }
-        Ok(FactDir {
+        let dir = FactDir {
             dest: dest.to_path_buf(),
             tmp,
             files: Vec::new(),
             counts: vec![0; RELATIONS.len()],
             committed: false,
-            created: false,
-        })
+            created,
+        };
+        fs::create_dir(&dir.tmp).map_err(|e| {
+            let shown = dest.display();
+            anyhow!("{shown}: cannot write output directory: {}", cause(&e))
+        })?;
+        Ok(dir)
     }
 
     /// Creates an empty file per relation.
@@ -155,19 +162,7 @@ impl FactDir {
         const PREFIX: &str = ".llfacts-tmp-";
         remove_stale_in(dir, PREFIX, dir);
         let tmp = dir.join(format!("{PREFIX}{}", std::process::id()));
-        let _ = fs::remove_dir_all(&tmp);
-        live().push((dir.to_path_buf(), tmp.clone()));
-        let staged = FactDir {
-            dest: dir.to_path_buf(),
-            tmp,
-            files: Vec::new(),
-            counts: Vec::new(),
-            committed: false,
-            created,
-        };
-        fs::create_dir(&staged.tmp)
-            .map_err(|e| anyhow!("{shown}: cannot write output directory: {}", cause(&e)))?;
-        Ok(staged)
+        Self::start(dir, tmp, created)
     }
 
     /// The temporary directory, for a writer of its own (a rule engine's outputs).

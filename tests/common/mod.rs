@@ -35,15 +35,20 @@ pub fn temporaries_in(dir: &Path) -> Vec<String> {
 
 /// `cmd` under a file size limit (`ulimit -f`) of `bytes`: writes past it fail.
 pub fn with_file_size_limit(cmd: &mut Command, bytes: u64) -> &mut Command {
+    with_limit(cmd, libc::RLIMIT_FSIZE, bytes)
+}
+
+/// `cmd` with resource `limit` (`libc::RLIMIT_*`) set to `value`.
+pub fn with_limit(cmd: &mut Command, limit: libc::__rlimit_resource_t, value: u64) -> &mut Command {
     use std::os::unix::process::CommandExt;
     // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
             let lim = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
+                rlim_cur: value,
+                rlim_max: value,
             };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+            if libc::setrlimit(limit, &lim) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -155,15 +160,19 @@ pub fn all_fixtures() -> Vec<PathBuf> {
     v
 }
 
-pub fn extract(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
-    llfacts()
-        .arg("extract")
+/// `llfacts extract INPUTS -o OUT EXTRA...`, to run.
+pub fn extract_cmd(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = llfacts();
+    cmd.arg("extract")
         .args(inputs)
         .arg("-o")
         .arg(out)
-        .args(extra)
-        .output()
-        .unwrap()
+        .args(extra);
+    cmd
+}
+
+pub fn extract(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
+    extract_cmd(inputs, out, extra).output().unwrap()
 }
 
 pub fn extract_ok(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
