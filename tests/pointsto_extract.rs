@@ -633,6 +633,16 @@ fn ir_fixture() {
             &format!("{a}:%pair"),
         ],
     );
+
+    // Memory copies through integers at least as wide as a pointer.
+    let c = "pointsto:@int_copies";
+    for store in ["%0:1", "%0:3"] {
+        f.assert_has(
+            "pt_memcpy",
+            &[&format!("{c}:{store}"), &format!("{c}:%d"), &format!("{c}:%s")],
+        );
+    }
+    assert!(f.lookup("pt_memcpy", &format!("{c}:%0:5"), 1).is_empty());
 }
 
 #[test]

@@ -146,6 +146,8 @@ struct Prep {
     return_external: HashSet<u32>,
     copy_contents: HashMap<u32, Vec<(i32, i32)>>,
     out_into_arg: HashMap<u32, Vec<(i32, i32)>>,
+    /// Link-field offsets of node-linking functions (`model_links`).
+    links: HashMap<u32, Vec<i32>>,
     throw: HashMap<u32, Vec<i32>>,
 }
 
@@ -176,6 +178,7 @@ pub const PREP_OUTPUTS: &[&str] = &[
     "model_copy_contents",
     "model_out_into_arg",
     "model_throw",
+    "model_links",
 ];
 
 struct Solver {
@@ -833,6 +836,35 @@ impl Solver {
                 }
             }
         }
+        if let Some(offsets) = self.prep.links.get(&name).cloned() {
+            // One node for the call's set of locations: the arguments flow in, each link
+            // field (a constant offset from the set) is loaded into it and stored from it.
+            let set = self.new_node(None);
+            for &(_, a) in args {
+                self.add_edge(a, Edge::Copy(set));
+            }
+            for k in offsets {
+                let field = self.new_node(None);
+                self.add_edge(set, Edge::Field(field, k));
+                self.add_trigger(
+                    field,
+                    Trigger::Load {
+                        to: set,
+                        whole: false,
+                    },
+                );
+                self.add_trigger(
+                    field,
+                    Trigger::Store {
+                        value: set,
+                        whole: false,
+                    },
+                );
+            }
+            if let Some(r) = result {
+                self.add_edge(set, Edge::Copy(r));
+            }
+        }
         for k in self.prep.throw.get(&name).cloned().unwrap_or_default() {
             for a in arg(k) {
                 let thrown = self.thrown;
@@ -1062,6 +1094,7 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         return_external: HashSet::default(),
         copy_contents: HashMap::default(),
         out_into_arg: HashMap::default(),
+        links: HashMap::default(),
         throw: HashMap::default(),
     };
     for r in rows(prep, "linked_object") {
@@ -1134,6 +1167,7 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         ),
         ("model_return_load_arg", &mut p.return_load_arg),
         ("model_throw", &mut p.throw),
+        ("model_links", &mut p.links),
     ] {
         for r in rows(prep, rel) {
             map.entry(sym.id(&r[0])).or_default().push(num(&r[1])?);

@@ -190,6 +190,31 @@ impl Worker<'_> {
         }
     }
 
+    /// The address that the value of an integer store was loaded from, when the value is a
+    /// `load` of an integer (or integer vector) type at least as wide as a pointer, from a
+    /// local address: a memory copy through an integer, which is how LLVM lowers small
+    /// `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`), so the pointers
+    /// in `*src` move to `*dst`.
+    unsafe fn pt_integer_copy_source(&mut self, value: LLVMValueRef) -> Option<Id> {
+        unsafe {
+            if LLVMIsALoadInst(value).is_null() {
+                return None;
+            }
+            let t = LLVMTypeOf(value);
+            let element = match LLVMGetTypeKind(t) {
+                LLVMVectorTypeKind => LLVMGetElementType(t),
+                _ => t,
+            };
+            let layout = self.layout();
+            if LLVMGetTypeKind(element) != LLVMIntegerTypeKind
+                || LLVMSizeOfTypeInBits(layout, t) < 8 * LLVMPointerSize(layout) as u64
+            {
+                return None;
+            }
+            self.locals.get(&LLVMGetOperand(value, 0)).cloned()
+        }
+    }
+
     unsafe fn layout(&self) -> LLVMTargetDataRef {
         unsafe { LLVMGetModuleDataLayout(self.m.raw()) }
     }
@@ -566,6 +591,12 @@ impl Worker<'_> {
                 LLVMStore if ptr_op(self, 0) => {
                     fact!(self.out, pt_store, id, &ops[1], &ops[0]);
                     used.extend([0, 1]);
+                }
+                LLVMStore => {
+                    if let Some(src) = self.pt_integer_copy_source(raw[0]) {
+                        fact!(self.out, pt_memcpy, id, &ops[1], &src);
+                        used.push(1);
+                    }
                 }
                 LLVMGetElementPtr => {
                     let src = LLVMGetGEPSourceElementType(instr);
