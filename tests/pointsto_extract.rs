@@ -639,7 +639,11 @@ fn ir_fixture() {
     for store in ["%0:1", "%0:3"] {
         f.assert_has(
             "pt_memcpy",
-            &[&format!("{c}:{store}"), &format!("{c}:%d"), &format!("{c}:%s")],
+            &[
+                &format!("{c}:{store}"),
+                &format!("{c}:%d"),
+                &format!("{c}:%s"),
+            ],
         );
     }
     assert!(f.lookup("pt_memcpy", &format!("{c}:%0:5"), 1).is_empty());
