@@ -647,6 +647,30 @@ fn ir_fixture() {
         );
     }
     assert!(f.lookup("pt_memcpy", &format!("{c}:%0:5"), 1).is_empty());
+
+    // ... and through phi, select and freeze, and from a global's address, which is named by
+    // its use site in the load.
+    let c = "pointsto:@int_copies_merged";
+    let holder = format!("{c}:%entry:0#0");
+    f.assert_has(
+        "pt_address_of",
+        &[&format!("{c}:%entry:0"), &holder, "pointsto:@holder"],
+    );
+    let copies = |store: &str| -> Vec<String> {
+        let mut from: Vec<String> = f
+            .rows("pt_memcpy")
+            .iter()
+            .filter(|row| row[0] == format!("{c}:{store}"))
+            .inspect(|row| assert_eq!(row[1], format!("{c}:%d")))
+            .map(|row| row[2].clone())
+            .collect();
+        from.sort();
+        from
+    };
+    let (s, t) = (format!("{c}:%s"), format!("{c}:%t"));
+    assert_eq!(copies("%entry:1"), [holder.clone()]);
+    assert_eq!(copies("%join:1"), [s.clone(), t.clone()]);
+    assert_eq!(copies("%join:4"), [holder, s, t]);
 }
 
 #[test]

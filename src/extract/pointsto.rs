@@ -15,7 +15,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::target::*;
 
 use super::Worker;
-use super::llvm::{PtrMap, name};
+use super::llvm::{self, PtrMap, name};
 use crate::fact;
 use crate::facts::buf::{Id, num};
 
@@ -190,28 +190,68 @@ impl Worker<'_> {
         }
     }
 
-    /// The address that the value of an integer store was loaded from, when the value is a
-    /// `load` of an integer (or integer vector) type at least as wide as a pointer, from a
-    /// local address: a memory copy through an integer, which is how LLVM lowers small
-    /// `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`), so the pointers
-    /// in `*src` move to `*dst`.
-    unsafe fn pt_integer_copy_source(&mut self, value: LLVMValueRef) -> Option<Id> {
+    /// Whether `t` is an integer (or integer vector) type at least as wide as a pointer: a
+    /// value that may carry a pointer's bytes through memory.
+    unsafe fn pt_wide_integer(&self, t: LLVMTypeRef) -> bool {
         unsafe {
-            if LLVMIsALoadInst(value).is_null() {
-                return None;
-            }
-            let t = LLVMTypeOf(value);
             let element = match LLVMGetTypeKind(t) {
                 LLVMVectorTypeKind => LLVMGetElementType(t),
                 _ => t,
             };
             let layout = self.layout();
-            if LLVMGetTypeKind(element) != LLVMIntegerTypeKind
-                || LLVMSizeOfTypeInBits(layout, t) < 8 * LLVMPointerSize(layout) as u64
-            {
-                return None;
+            LLVMGetTypeKind(element) == LLVMIntegerTypeKind
+                && LLVMSizeOfTypeInBits(layout, t) >= 8 * LLVMPointerSize(layout) as u64
+        }
+    }
+
+    /// The addresses that the value of an integer store was loaded from: `load`s of a wide
+    /// integer type (`pt_wide_integer`), directly or through `phi`, `select`, `freeze` and
+    /// `bitcast`. Such a store is a memory copy through an integer, which is how LLVM lowers
+    /// small `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`), so the
+    /// pointers in `*src` move to `*dst`. A constant address is named by its use site in the
+    /// load (`<load>#0`), whose constraints the load emits.
+    unsafe fn pt_integer_copy_sources(&mut self, value: LLVMValueRef) -> Vec<Id> {
+        unsafe {
+            let mut sources = Vec::new();
+            let mut seen = Vec::new();
+            let mut todo = vec![value];
+            while let Some(v) = todo.pop() {
+                if seen.contains(&v) || !self.pt_wide_integer(LLVMTypeOf(v)) {
+                    continue;
+                }
+                seen.push(v);
+                if LLVMIsAInstruction(v).is_null() {
+                    continue;
+                }
+                match LLVMGetInstructionOpcode(v) {
+                    LLVMLoad => {
+                        let address = LLVMGetOperand(v, 0);
+                        let source = match self.locals.get(&address) {
+                            Some(id) => Some(id.clone()),
+                            None => self.instruction_id(v).map(|site| site.child(b'#', 0)),
+                        };
+                        if let Some(src) = source.filter(|s| !sources.contains(s)) {
+                            sources.push(src);
+                        }
+                    }
+                    LLVMPHI => {
+                        todo.extend((0..LLVMCountIncoming(v)).map(|i| LLVMGetIncomingValue(v, i)))
+                    }
+                    LLVMSelect => todo.extend([LLVMGetOperand(v, 1), LLVMGetOperand(v, 2)]),
+                    LLVMFreeze | LLVMBitCast => todo.push(LLVMGetOperand(v, 0)),
+                    _ => {}
+                }
             }
-            self.locals.get(&LLVMGetOperand(value, 0)).cloned()
+            sources
+        }
+    }
+
+    /// The id of instruction `i` of the function being read (`<block>:<index>`).
+    unsafe fn instruction_id(&self, i: LLVMValueRef) -> Option<Id> {
+        unsafe {
+            let bb = LLVMGetInstructionParent(i);
+            let k = llvm::real_instructions(bb).iter().position(|&x| x == i)?;
+            Some(self.blocks.get(&bb)?.child(b':', k))
         }
     }
 
@@ -592,9 +632,14 @@ impl Worker<'_> {
                     fact!(self.out, pt_store, id, &ops[1], &ops[0]);
                     used.extend([0, 1]);
                 }
+                // a wide integer load may be one half of a copy through an integer
+                LLVMLoad if self.pt_wide_integer(rt) => used.push(0),
                 LLVMStore => {
-                    if let Some(src) = self.pt_integer_copy_source(raw[0]) {
-                        fact!(self.out, pt_memcpy, id, &ops[1], &src);
+                    let sources = self.pt_integer_copy_sources(raw[0]);
+                    for src in &sources {
+                        fact!(self.out, pt_memcpy, id, &ops[1], src);
+                    }
+                    if !sources.is_empty() {
                         used.push(1);
                     }
                 }
