@@ -134,7 +134,7 @@ fn with_epoch(valid: &[u8], epoch: u64) -> Vec<u8> {
             if self.n > 0 {
                 self.emit(0, 8 - self.n);
             }
-            while self.out.len() % 4 != 0 {
+            while !self.out.len().is_multiple_of(4) {
                 self.out.push(0);
             }
         }
@@ -216,14 +216,14 @@ fn unwritable_output_directory() {
     let dir = scratch("err-unwritable");
     let input = valid_bitcode(&dir);
     let o = extract(
-        &[input.clone()],
+        std::slice::from_ref(&input),
         Path::new("/proc/llfacts-no-such/facts"),
         &[],
     );
     assert_one_line_error(&o, 1, &["/proc/llfacts-no-such/facts"]);
     let file = dir.join("plain-file");
     std::fs::write(&file, b"x").unwrap();
-    let o = extract(&[input.clone()], &file.join("facts"), &[]);
+    let o = extract(std::slice::from_ref(&input), &file.join("facts"), &[]);
     assert_one_line_error(&o, 1, &["plain-file/facts"]);
     let o = extract(&[input], &file, &[]);
     assert_one_line_error(&o, 1, &["plain-file", "not a directory"]);
@@ -261,7 +261,7 @@ fn output_over_the_file_size_limit() {
     let dir = scratch("err-fsize");
     let input = compiled_fixtures()[0].clone();
     let probe = dir.join("probe");
-    extract_ok(&[input.clone()], &probe, &["-q"]);
+    extract_ok(std::slice::from_ref(&input), &probe, &["-q"]);
     let largest = std::fs::read_dir(&probe)
         .unwrap()
         .map(|e| e.unwrap().metadata().unwrap().len())
@@ -276,7 +276,7 @@ fn output_over_the_file_size_limit() {
         let _ = std::fs::remove_dir_all(&out);
         std::fs::create_dir(&out).unwrap();
         std::fs::write(out.join("marker.txt"), b"old").unwrap();
-        let mut cmd = extract_cmd(&[input.clone()], &out, extra);
+        let mut cmd = extract_cmd(std::slice::from_ref(&input), &out, extra);
         let o = with_file_size_limit(&mut cmd, LIMIT).output().unwrap();
         let shown = out.display().to_string();
         assert_one_line_error(&o, 1, &[&shown, "file size limit"]);
@@ -297,7 +297,7 @@ fn too_few_file_descriptors() {
     let input = valid_bitcode(&dir);
     let out = dir.join("facts");
     for extra in [&["-j", "1"][..], &["-j", "2"], &["--no-isolate", "-j", "2"]] {
-        let mut cmd = extract_cmd(&[input.clone()], &out, extra);
+        let mut cmd = extract_cmd(std::slice::from_ref(&input), &out, extra);
         let o = with_limit(&mut cmd, libc::RLIMIT_NOFILE, 64)
             .output()
             .unwrap();
@@ -331,7 +331,7 @@ fn usage_errors_exit_with_2() {
 fn summary_line_and_quiet() {
     let dir = scratch("err-summary");
     let input = valid_bitcode(&dir);
-    let o = extract(&[input.clone()], &dir.join("facts"), &[]);
+    let o = extract(std::slice::from_ref(&input), &dir.join("facts"), &[]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success());
     // ok.c: f is `mul` + ret plus -O0 spills; the summary counts modules and functions exactly.
@@ -352,7 +352,7 @@ fn progress_bar_only_on_a_terminal() {
     let dir = scratch("err-progress");
     let input = valid_bitcode(&dir);
     // Not a terminal: the summary is the only line.
-    let o = extract(&[input.clone()], &dir.join("facts"), &[]);
+    let o = extract(std::slice::from_ref(&input), &dir.join("facts"), &[]);
     assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
     // A pseudo-terminal (util-linux `script`): the progress line shows up before the summary.
     let cmd = format!(

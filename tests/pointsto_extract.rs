@@ -668,7 +668,7 @@ fn ir_fixture() {
         from
     };
     let (s, t) = (format!("{c}:%s"), format!("{c}:%t"));
-    assert_eq!(copies("%entry:1"), [holder.clone()]);
+    assert_eq!(copies("%entry:1"), std::slice::from_ref(&holder));
     assert_eq!(copies("%join:1"), [s.clone(), t.clone()]);
     assert_eq!(copies("%join:4"), [holder, s, t]);
 }

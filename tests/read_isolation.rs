@@ -237,7 +237,11 @@ fn reader_crash_is_one_line_for_every_command() {
             ),
         ];
         let out = dir.join("facts");
-        assert_one_line_error(&extract(&[input.clone()], &out, &[]), 1, &expected);
+        assert_one_line_error(
+            &extract(std::slice::from_ref(&input), &out, &[]),
+            1,
+            &expected,
+        );
         assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
         for cmd in [
             &["check"][..],
@@ -484,7 +488,7 @@ fn invalid_debug_info_is_dropped_with_one_warning() {
     )
     .unwrap();
     let out = dir.join("facts");
-    let o = extract(&[input.clone()], &out, &[]);
+    let o = extract(std::slice::from_ref(&input), &out, &[]);
     let lines = stderr_lines(&o);
     assert!(o.status.success(), "{lines:?}");
     assert_eq!(lines.len(), 2, "{lines:?}");

@@ -414,28 +414,6 @@ pub fn substr(s: &str, start: i32, len: i32) -> String {
     String::from_utf8_lossy(&bytes[start..end]).into_owned()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::format_float;
-
-    #[test]
-    fn floats_print_like_c_percent_9g() {
-        // Expected strings are what printf("%.9g", (double)x) prints for these f32 values.
-        assert_eq!(format_float(1.0 / 3.0), "0.333333343");
-        assert_eq!(format_float(0.1), "0.100000001");
-        assert_eq!(format_float(1e10), "1e+10");
-        assert_eq!(format_float(2.5), "2.5");
-        assert_eq!(format_float(-2.0), "-2");
-        assert_eq!(format_float(123456789.0), "123456792");
-        assert_eq!(format_float(1e-5), "9.99999975e-06");
-        assert_eq!(format_float(0.0001), "9.99999975e-05");
-        assert_eq!(format_float(0.001), "0.00100000005");
-        assert_eq!(format_float(0.0), "0");
-        assert_eq!(format_float(f32::NAN), "nan");
-        assert_eq!(format_float(f32::INFINITY), "inf");
-    }
-}
-
 /// The values of `range(from, to[, step])` in Soufflé's order: `to` is
 /// excluded; without a step it is 1, or -1 when `from > to` (for unsigned, a
 /// descending walk); a zero step gives `from` once unless `from = to`.
@@ -488,4 +466,26 @@ fn int_range(a: i64, b: i64, s: i64, f: &mut dyn FnMut(u32) -> Result<()>) -> Re
         f(a as u32)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_float;
+
+    #[test]
+    fn floats_print_like_c_percent_9g() {
+        // Expected strings are what printf("%.9g", (double)x) prints for these f32 values.
+        assert_eq!(format_float(1.0 / 3.0), "0.333333343");
+        assert_eq!(format_float(0.1), "0.100000001");
+        assert_eq!(format_float(1e10), "1e+10");
+        assert_eq!(format_float(2.5), "2.5");
+        assert_eq!(format_float(-2.0), "-2");
+        assert_eq!(format_float(123456789.0), "123456792");
+        assert_eq!(format_float(1e-5), "9.99999975e-06");
+        assert_eq!(format_float(0.0001), "9.99999975e-05");
+        assert_eq!(format_float(0.001), "0.00100000005");
+        assert_eq!(format_float(0.0), "0");
+        assert_eq!(format_float(f32::NAN), "nan");
+        assert_eq!(format_float(f32::INFINITY), "inf");
+    }
 }

@@ -326,7 +326,7 @@ mod tests {
             "read, argmem: readwrite, inaccessiblemem: none"
         );
         assert_eq!(int_value("uwtable", 2), "async");
-        assert_eq!(int_value("allocsize", (0 << 32) | 0xffff_ffff), "0");
+        assert_eq!(int_value("allocsize", 0xffff_ffff), "0");
         assert_eq!(int_value("allocsize", (1 << 32) | 2), "1,2");
         assert_eq!(int_value("vscale_range", (1 << 32) | 16), "1,16");
         assert_eq!(

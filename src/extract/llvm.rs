@@ -182,6 +182,10 @@ pub fn push_llvm_name(out: &mut Vec<u8>, name: &[u8]) {
     out.push(b'"');
 }
 
+/// Hash maps keyed by LLVM pointers (see `fasthash`).
+pub type PtrMap<K, V> = crate::fasthash::FastMap<K, V>;
+pub type PtrSet<K> = crate::fasthash::FastSet<K>;
+
 #[cfg(test)]
 mod tests {
     use super::push_llvm_name;
@@ -201,7 +205,3 @@ mod tests {
         assert_eq!(spell(b"tab\tq\"b\\\xff"), "\"tab\\09q\\22b\\5C\\FF\"");
     }
 }
-
-/// Hash maps keyed by LLVM pointers (see `fasthash`).
-pub type PtrMap<K, V> = crate::fasthash::FastMap<K, V>;
-pub type PtrSet<K> = crate::fasthash::FastSet<K>;
