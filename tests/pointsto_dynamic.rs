@@ -167,6 +167,22 @@ fn stl_runs_within_its_points_to_sets_but_for_library_callbacks() {
     }
 }
 
+/// instrument.py numbers instructions as llfacts does, also after a landingpad's clause
+/// lines: at -O2 the `new` of fixtures/pointsto/dynamic/landingpad_alloc.cpp is an invoke in
+/// the landingpad's block. Its result and the two loads of `kept` point to its object: three
+/// (value, object, offset) observations, which a misnumbered site would leave unchecked.
+#[test]
+fn allocations_after_landingpad_clauses_are_checked() {
+    for form in FORMS {
+        let o = validate(form, &["dynamic/landingpad_alloc.cpp"]);
+        assert!(o.status.success(), "{form:?}:\n{}", report(&o));
+        assert_eq!(violations(&o), (0, 0));
+        if form == FORMS[2] {
+            assert_eq!(observed(&o), 3, "{}", report(&o));
+        }
+    }
+}
+
 /// Lua 5.4 (crates.io's `lua-src`, as the benchmarks build it) with a `main` of ours,
 /// running fixtures/pointsto/dynamic/workload.lua.
 #[test]
