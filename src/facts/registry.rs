@@ -684,7 +684,7 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_load(instr: symbol, to: symbol, addr: symbol)
     "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters."
     pt_store(instr: symbol, addr: symbol, value: symbol)
-    "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy; and a store of an integer (or integer vector) at least as wide as a pointer that a load from a local address gave (`store i64 (load i64, ptr %src), ptr %dst`: LLVM's small memcpys from -O1 on)."
+    "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy; and a store of an integer (or integer vector) at least as wide as a pointer that loads gave, directly or through phi, select, freeze and bitcast (`store i64 (load i64, ptr %src), ptr %dst`: LLVM's small memcpys from -O1 on); a constant `src` is the load's operand site."
     pt_memcpy(instr: symbol, dst: symbol, src: symbol)
     "A pointer node turned into an integer (ptrtoint, or an argument of inline asm): what it points to escapes."
     pt_ptr_to_int(instr: symbol, node: symbol)
