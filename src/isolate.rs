@@ -492,11 +492,13 @@ fn crashed(inputs: &[PathBuf], ended: &Ended) -> Option<Vec<(usize, Option<Strin
 }
 
 fn crashes_alone(input: &Path) -> bool {
-    let args: Vec<OsString> = ["__read", "-q", "-j", "1", "--"]
-        .iter()
-        .map(OsString::from)
-        .chain([input.as_os_str().to_owned()])
-        .collect();
+    let args = (command_lines().read)(&ReadLine {
+        inputs: &[input.to_path_buf()],
+        jobs: 1,
+        quiet: true,
+        keep_going: false,
+        skip: &[],
+    });
     supervise(&args, false, None, false)
         .is_ok_and(|e| e.status.signal().is_some() || e.status.code() == Some(LLVM_FATAL_EXIT))
 }
@@ -534,21 +536,43 @@ fn run_reader(
     }
 }
 
-fn skip_args(skip: &[usize]) -> Vec<OsString> {
-    skip.iter()
-        .flat_map(|i| ["--skip-input".into(), i.to_string().into()])
-        .collect()
+/// The reader's command lines, as the binary spells them: its flags are defined once, with
+/// its command-line parser. Set by the binary (see [`set_command_lines`]).
+pub struct CommandLines {
+    /// The in-memory commands' reader (`__read`).
+    pub read: fn(&ReadLine) -> Vec<OsString>,
+    /// `extract`'s command line `argv` (without the program name), run again in the reader:
+    /// reading in-process, skipping the inputs `skip`.
+    pub rerun: fn(argv: &[OsString], skip: &[usize]) -> Vec<OsString>,
+}
+
+/// What the in-memory commands' reader is asked to do.
+pub struct ReadLine<'a> {
+    pub inputs: &'a [PathBuf],
+    pub jobs: usize,
+    pub quiet: bool,
+    pub keep_going: bool,
+    /// Inputs (by index) that crashed an earlier reader.
+    pub skip: &'a [usize],
+}
+
+static COMMAND_LINES: OnceLock<CommandLines> = OnceLock::new();
+
+pub fn set_command_lines(lines: CommandLines) {
+    let _ = COMMAND_LINES.set(lines);
+}
+
+fn command_lines() -> &'static CommandLines {
+    COMMAND_LINES
+        .get()
+        .expect("the binary sets the reader's command lines")
 }
 
 /// `extract` under supervision: `argv` is its command line (without the program name),
 /// which the child runs again with `--no-isolate`. Returns the child's exit code.
 pub fn extract(argv: &[OsString], inputs: &[PathBuf], out: &Path, keep_going: bool) -> Result<i32> {
     let ended = run_reader(inputs, keep_going, Some(out), |skip| {
-        let mut args = argv.to_vec();
-        let at = 1.min(args.len());
-        let extra = [vec!["--no-isolate".into()], skip_args(skip)].concat();
-        args.splice(at..at, extra);
-        args
+        (command_lines().rerun)(argv, skip)
     })?;
     Ok(ended.status.code().unwrap_or(1))
 }
@@ -562,17 +586,13 @@ pub fn to_memory(
     jobs: usize,
 ) -> Result<(FactBuf, Vec<usize>)> {
     let ended = run_reader(inputs, keep_going, None, |skip| {
-        let mut args: Vec<OsString> = vec!["__read".into(), "-j".into(), jobs.to_string().into()];
-        if quiet {
-            args.push("-q".into());
-        }
-        if keep_going {
-            args.push("--keep-going".into());
-        }
-        args.extend(skip_args(skip));
-        args.push("--".into());
-        args.extend(inputs.iter().map(|p| p.as_os_str().to_owned()));
-        args
+        (command_lines().read)(&ReadLine {
+            inputs,
+            jobs,
+            quiet,
+            keep_going,
+            skip,
+        })
     })?;
     if !ended.status.success() {
         // The child printed its one-line error.

@@ -31,19 +31,22 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     Alias(cli::alias::AliasArgs),
     /// The supervised reader process of `check`, `analyze` and `alias` (see isolate.rs).
-    #[command(name = "__read", hide = true)]
+    #[command(name = cli::read::READ, hide = true)]
     Read(cli::read::ReadArgs),
 }
 
-fn run(command: Command) -> anyhow::Result<()> {
+/// Runs a command; its exit code when it ends without an error (1 when `check` or
+/// `analyze` report findings).
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     match command {
-        Command::Extract(args) => cli::extract::run(args),
-        Command::Schema(args) => cli::schema::run(args),
-        Command::Run(args) => cli::run::run(args),
+        Command::Extract(args) => done(cli::extract::run(args)),
+        Command::Schema(args) => done(cli::schema::run(args)),
+        Command::Run(args) => done(cli::run::run(args)),
         Command::Check(args) => cli::check::run(args),
         Command::Analyze(args) => cli::analyze::run(args),
-        Command::Alias(args) => cli::alias::run(args),
-        Command::Read(args) => cli::read::run(args),
+        Command::Alias(args) => done(cli::alias::run(args)),
+        Command::Read(args) => done(cli::read::run(args)),
     }
 }
 
@@ -69,12 +72,13 @@ fn main() -> ExitCode {
     llfacts::facts::writer::reserve_descriptors();
     llfacts::isolate::handle_signals();
     llfacts::isolate::set_fork_entry(forked_reader);
+    llfacts::isolate::set_command_lines(cli::read::COMMAND_LINES);
     let cli = Cli::parse();
     match run(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             eprintln!("llfacts: {err:#}");
-            ExitCode::from(1)
+            ExitCode::from(if err.is::<cli::options::Usage>() { 2 } else { 1 })
         }
     }
 }
@@ -84,7 +88,8 @@ fn main() -> ExitCode {
 fn forked_reader(argv: Vec<std::ffi::OsString>) -> i32 {
     let cli = Cli::parse_from(argv);
     match run(cli.command) {
-        Ok(()) => 0,
+        Ok(code) if code == ExitCode::SUCCESS => 0,
+        Ok(_) => 1,
         Err(err) => {
             eprintln!("llfacts: {err:#}");
             1

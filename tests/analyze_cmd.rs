@@ -348,3 +348,84 @@ fn a_rules_file_turns_the_call_type_filter_off() {
         }
     }
 }
+
+#[test]
+fn analyze_and_alias_read_a_fact_directory() {
+    let dir = scratch("analyze-facts");
+    let bc = build(&dir, true);
+    // `assertions` extracts the module into dir/facts.
+    let queries = assertions(&bc, &dir);
+    let facts = dir.join("facts");
+    let file = dir.join("queries.txt");
+    let text: String = queries.iter().map(|(_, q)| format!("{q}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let o = llfacts()
+        .args(["alias", "--engine", "builtin", "--facts"])
+        .arg(&facts)
+        .arg("--queries")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let expected: String = queries.iter().map(|(e, _)| format!("{e}\n")).collect();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), expected);
+    let o = llfacts()
+        .args(["alias", "--facts"])
+        .arg(&facts)
+        .args(["main", "%x", "%y"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "no-alias\n");
+
+    // The same relations from the modules and from their facts.
+    let analyze = |input: &[&std::ffi::OsStr], out: &Path| {
+        let o = llfacts()
+            .args(["analyze", "--engine", "builtin", "-q", "-o"])
+            .arg(out)
+            .args(input)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let (from_bc, from_facts) = (dir.join("out-bc"), dir.join("out-facts"));
+    analyze(&[bc.as_os_str()], &from_bc);
+    analyze(&["--facts".as_ref(), facts.as_os_str()], &from_facts);
+    for rel in llfacts::analysis::pointsto::OUTPUTS {
+        let name = format!("{rel}.csv");
+        let a = std::fs::read_to_string(from_bc.join(&name)).unwrap();
+        assert!(!a.is_empty(), "{name}");
+        assert_eq!(a, std::fs::read_to_string(from_facts.join(&name)).unwrap(), "{name}");
+    }
+
+    // Modules and --facts together, or a directory that is none: one-line errors.
+    let o = llfacts()
+        .arg("analyze")
+        .arg(&bc)
+        .arg("--facts")
+        .arg(&facts)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = llfacts()
+        .args(["analyze", "--facts"])
+        .arg(dir.join("nowhere"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, 1, &["nowhere", "not a fact directory"]);
+}
+
+#[test]
+fn analyze_reports_findings_as_sarif() {
+    let dir = scratch("analyze-sarif");
+    let bc = build(&dir, false);
+    // Points-to computes facts and has no findings: an empty, valid log, exit 0.
+    let o = llfacts()
+        .args(["analyze", "--engine", "builtin", "--format", "sarif"])
+        .arg(&bc)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let log: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
+}

@@ -10,8 +10,6 @@ use crate::engine::{Database, EvalStats, OutTarget, Program};
 use crate::facts::FactSet;
 use crate::facts::writer::{FactDir, cause};
 
-use super::programs::{self, RuleSource};
-
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineChoice {
@@ -58,10 +56,121 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Evaluate a program file with the chosen backend: inputs from `fact_dir`,
-/// outputs to `out` (a directory, or stdout). Soufflé's warnings about the
-/// program go to stderr unless `!warn` (Soufflé's `-w`). Returns
-/// builtin-engine stats.
+/// Where a program reads its inputs.
+pub enum Inputs<'a> {
+    /// A directory of `.facts` files (any relations: `llfacts run` reads other tools' too).
+    Dir(&'a Path),
+    Facts(&'a FactSet),
+}
+
+/// Where its outputs go.
+pub enum Outputs<'a> {
+    /// Files or stdout, as the program's `.output` directives say.
+    Target(&'a OutTarget),
+    /// Returned, as output files' text, for the named relations.
+    Memory(&'a [&'a str]),
+}
+
+/// The one way a program is evaluated, by either backend. `program` is the program parsed
+/// with the builtin engine's front end, if it was; `on_disk` gives its file (for Soufflé,
+/// and for the builtin engine when it was not parsed), `scratch` a
+/// directory Soufflé may use for facts held in memory and for outputs kept in memory.
+/// Soufflé's warnings about the program go to stderr when `warn` (else Soufflé's `-w`).
+/// Returns the builtin engine's stats and the texts of `Outputs::Memory`'s relations.
+pub struct Evaluation<'a> {
+    pub backend: &'a Backend,
+    pub program: Option<&'a Program>,
+    pub on_disk: &'a dyn Fn() -> Result<PathBuf>,
+    pub scratch: &'a dyn Fn() -> Result<PathBuf>,
+    pub jobs: usize,
+    pub warn: bool,
+}
+
+impl Evaluation<'_> {
+    pub fn run(
+        &self,
+        inputs: Inputs,
+        outputs: Outputs,
+    ) -> Result<(Option<EvalStats>, BTreeMap<String, String>)> {
+        match self.backend {
+            Backend::Builtin => {
+                let parsed;
+                let program = match self.program {
+                    Some(program) => program,
+                    None => {
+                        parsed = Program::from_file((self.on_disk)()?)?;
+                        &parsed
+                    }
+                };
+                if self.warn {
+                    for w in program.warnings() {
+                        eprint!("{w}");
+                    }
+                }
+                let mut db = Database::new(program);
+                db.keep_outputs_only();
+                match inputs {
+                    Inputs::Dir(dir) => db.load_inputs(dir)?,
+                    Inputs::Facts(FactSet::Dir(dir, _)) => db.load_inputs(dir)?,
+                    Inputs::Facts(facts) => {
+                        for name in program.inputs() {
+                            facts.for_each_row(name, |fields| db.insert(name, fields))?;
+                        }
+                    }
+                }
+                let stats = db.run(self.jobs)?;
+                let texts = match outputs {
+                    Outputs::Target(target) => {
+                        db.write_outputs(target)?;
+                        BTreeMap::new()
+                    }
+                    Outputs::Memory(wanted) => wanted
+                        .iter()
+                        .map(|w| Ok((w.to_string(), db.output_text(w)?)))
+                        .collect::<Result<_>>()?,
+                };
+                Ok((Some(stats), texts))
+            }
+            Backend::Souffle(exe) => {
+                let fact_dir = match inputs {
+                    Inputs::Dir(dir) => dir.to_path_buf(),
+                    Inputs::Facts(facts) => facts.on_disk(&(self.scratch)()?.join("facts"))?,
+                };
+                let program = (self.on_disk)()?;
+                let run = |target: &OutTarget| {
+                    run_souffle(exe, &program, &fact_dir, target, self.jobs, self.warn)
+                };
+                match outputs {
+                    Outputs::Target(target) => {
+                        run(target)?;
+                        Ok((None, BTreeMap::new()))
+                    }
+                    Outputs::Memory(wanted) => {
+                        let out = tempfile::Builder::new()
+                            .prefix("out")
+                            .tempdir_in((self.scratch)()?)
+                            .context("creating a scratch directory")?;
+                        run(&OutTarget::Dir(out.path().to_path_buf()))?;
+                        let texts = wanted
+                            .iter()
+                            .map(|w| {
+                                let csv = out.path().join(format!("{w}.csv"));
+                                let text = std::fs::read_to_string(&csv)
+                                    .map_err(|e| anyhow!("{}: {}", csv.display(), cause(&e)))?;
+                                Ok((w.to_string(), text))
+                            })
+                            .collect::<Result<_>>()?;
+                        Ok((None, texts))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `llfacts run`: evaluate a program file over a fact directory into `out`. Outputs into a
+/// directory are staged inside it and moved in once all are complete, so that a failure
+/// (say, a full disk) leaves no file half-written.
 pub fn run_file(
     backend: &Backend,
     program: &Path,
@@ -70,36 +179,25 @@ pub fn run_file(
     jobs: usize,
     warn: bool,
 ) -> Result<Option<EvalStats>> {
-    let run = |out: &OutTarget| -> Result<Option<EvalStats>> {
-        match backend {
-            Backend::Souffle(exe) => {
-                run_souffle(exe, program, fact_dir, out, jobs, warn)?;
-                Ok(None)
-            }
-            Backend::Builtin => {
-                let prog = Program::from_file(program)?;
-                if warn {
-                    for w in prog.warnings() {
-                        eprint!("{w}");
-                    }
-                }
-                let mut db = Database::new(&prog);
-                db.keep_outputs_only();
-                db.load_inputs(fact_dir)?;
-                let stats = db.run(jobs)?;
-                db.write_outputs(out)?;
-                Ok(Some(stats))
-            }
-        }
+    let eval = |out: &OutTarget| -> Result<Option<EvalStats>> {
+        let on_disk = || Ok(program.to_path_buf());
+        let scratch = || -> Result<PathBuf> { unreachable!("facts come from a directory") };
+        let e = Evaluation {
+            backend,
+            program: None,
+            on_disk: &on_disk,
+            scratch: &scratch,
+            jobs,
+            warn,
+        };
+        Ok(e.run(Inputs::Dir(fact_dir), Outputs::Target(out))?.0)
     };
     let OutTarget::Dir(dir) = out else {
-        return run(out);
+        return eval(out);
     };
-    // Outputs are written into a temporary inside `dir` and moved in once all are complete,
-    // so that a failure (say, a full disk) leaves no file half-written.
     let staged = FactDir::staging(dir)?;
     let tmp = staged.path().to_path_buf();
-    let stats = run(&OutTarget::Dir(tmp.clone())).map_err(|e| {
+    let stats = eval(&OutTarget::Dir(tmp.clone())).map_err(|e| {
         // Name the output directory, not the temporary.
         let text = format!("{e:#}");
         anyhow!(
@@ -160,114 +258,6 @@ fn run_souffle(
         bail!("souffle failed ({status})");
     }
     Ok(())
-}
-
-/// Output relations by name, each as rows of (escaped) fields.
-pub type Outputs = BTreeMap<String, Vec<Vec<String>>>;
-
-/// Runs rule programs over one fact set. With Soufflé, the facts and the built-in rules
-/// are written to a scratch directory once, on first use.
-pub struct Runner<'a> {
-    facts: &'a FactSet,
-    backend: Backend,
-    jobs: usize,
-    scratch: Option<tempfile::TempDir>,
-    runs: usize,
-}
-
-impl<'a> Runner<'a> {
-    pub fn new(facts: &'a FactSet, backend: Backend, jobs: usize) -> Runner<'a> {
-        Runner {
-            facts,
-            backend,
-            jobs,
-            scratch: None,
-            runs: 0,
-        }
-    }
-
-    pub fn facts(&self) -> &'a FactSet {
-        self.facts
-    }
-
-    /// Parses and checks a program (with the builtin engine's front end, for either backend).
-    pub fn parse(&self, source: &RuleSource) -> Result<Program> {
-        programs::parse(source)
-    }
-
-    /// Evaluates `program` (parsed from `source`) and returns the `wanted` output relations.
-    pub fn outputs(
-        &mut self,
-        source: &RuleSource,
-        program: &Program,
-        wanted: &[&str],
-    ) -> Result<Outputs> {
-        for w in wanted {
-            if !program.outputs().contains(w) {
-                bail!("{source}: the program does not output `{w}`");
-            }
-        }
-        match self.backend.clone() {
-            Backend::Builtin => {
-                let mut db = Database::new(program);
-                db.keep_outputs_only();
-                self.load(&mut db, program)?;
-                db.run(self.jobs)?;
-                wanted
-                    .iter()
-                    .map(|w| Ok((w.to_string(), db.rows_as_strings(w)?)))
-                    .collect()
-            }
-            Backend::Souffle(exe) => {
-                let scratch = self.scratch()?.to_path_buf();
-                let fact_dir = self.facts.on_disk(&scratch.join("facts"))?;
-                let program_path = programs::on_disk(source, &scratch)?;
-                self.runs += 1;
-                let out = scratch.join(format!("out{}", self.runs));
-                run_souffle(
-                    &exe,
-                    &program_path,
-                    &fact_dir,
-                    &OutTarget::Dir(out.clone()),
-                    self.jobs,
-                    false, // rule programs run by commands stay silent
-                )?;
-                wanted
-                    .iter()
-                    .map(|w| {
-                        let csv = out.join(format!("{w}.csv"));
-                        let text = std::fs::read_to_string(&csv)
-                            .map_err(|e| anyhow!("{}: {}", csv.display(), cause(&e)))?;
-                        Ok((w.to_string(), crate::facts::set::split_rows(&text)))
-                    })
-                    .collect()
-            }
-        }
-    }
-
-    fn scratch(&mut self) -> Result<&Path> {
-        if self.scratch.is_none() {
-            let dir = tempfile::Builder::new()
-                .prefix("llfacts-")
-                .tempdir()
-                .context("creating a scratch directory")?;
-            self.scratch = Some(dir);
-        }
-        Ok(self.scratch.as_ref().expect("just set").path())
-    }
-
-    fn load(&self, db: &mut Database, program: &Program) -> Result<()> {
-        match self.facts {
-            FactSet::Dir(dir) => db.load_inputs(dir),
-            FactSet::Memory(_) => {
-                for name in program.inputs() {
-                    self.facts
-                        .for_each_row(name, |fields| db.insert(name, fields))?;
-                }
-                Ok(())
-            }
-        }
-    }
 }
 
 /// Peak resident set size in KiB (Linux `VmHWM`), if available.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use crate::facts::{FactSet, unescape};
+use crate::facts::{FactSet, rows, unescape};
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Location {
@@ -26,63 +26,66 @@ pub struct Locator {
 impl Locator {
     pub fn new(facts: &FactSet) -> Result<Locator> {
         let mut instr_loc = HashMap::new();
-        for r in facts.rows("instr_debug_loc")? {
-            if let [id, file, line, col] = &r[..] {
-                let file = display(file);
-                let loc = Location {
-                    file,
-                    line: line.parse().unwrap_or(0),
-                    column: col.parse().unwrap_or(0),
-                };
-                instr_loc.insert(id.clone(), loc);
-            }
+        for r in facts.rows::<rows::instr_debug_loc>()? {
+            let r = r?;
+            let loc = Location {
+                file: display(r.file),
+                line: r.line.into(),
+                column: r.column.into(),
+            };
+            instr_loc.insert(r.instr.to_string(), loc);
         }
-        let index: HashMap<String, i64> = facts
-            .rows("instr_index")?
-            .into_iter()
-            .filter_map(|r| Some((r.first()?.clone(), r.get(1)?.parse().ok()?)))
-            .collect();
-        let mut best: HashMap<String, (i64, Location)> = HashMap::new();
-        for rel in ["instr_function", "instr_block"] {
-            for r in facts.rows(rel)? {
-                let (Some(instr), Some(owner)) = (r.first(), r.get(1)) else {
-                    continue;
-                };
-                let (Some(loc), Some(&ix)) = (instr_loc.get(instr), index.get(instr)) else {
-                    continue;
-                };
-                let entry = best.entry(owner.clone()).or_insert((i64::MAX, loc.clone()));
-                if ix < entry.0 {
-                    *entry = (ix, loc.clone());
-                }
+        let mut index: HashMap<&str, i32> = HashMap::new();
+        for r in facts.rows::<rows::instr_index>()? {
+            let r = r?;
+            index.insert(r.instr, r.index);
+        }
+        // Functions and blocks to their first located instruction.
+        let mut best: HashMap<String, (i32, Location)> = HashMap::new();
+        let mut owners = Vec::new();
+        for r in facts.rows::<rows::instr_function>()? {
+            let r = r?;
+            owners.push((r.instr, r.func));
+        }
+        for r in facts.rows::<rows::instr_block>()? {
+            let r = r?;
+            owners.push((r.instr, r.block));
+        }
+        for (instr, owner) in owners {
+            let (Some(loc), Some(&ix)) = (instr_loc.get(instr), index.get(instr)) else {
+                continue;
+            };
+            let entry = best
+                .entry(owner.to_string())
+                .or_insert((i32::MAX, loc.clone()));
+            if ix < entry.0 {
+                *entry = (ix, loc.clone());
             }
         }
         let mut first_loc: HashMap<String, Location> =
             best.into_iter().map(|(k, (_, loc))| (k, loc)).collect();
         // A function's own line (its DISubprogram) beats its first instruction's.
-        for r in facts.rows("function_debug_loc")? {
-            if let [func, file, line] = &r[..] {
-                let file = display(file);
-                first_loc.insert(
-                    func.clone(),
-                    Location {
-                        file,
-                        line: line.parse().unwrap_or(0),
-                        column: 0,
-                    },
-                );
-            }
+        for r in facts.rows::<rows::function_debug_loc>()? {
+            let r = r?;
+            first_loc.insert(
+                r.func.to_string(),
+                Location {
+                    file: display(r.file),
+                    line: r.line.into(),
+                    column: 0,
+                },
+            );
         }
-        let result_of = facts
-            .rows("instr_result")?
-            .into_iter()
-            .filter_map(|r| Some((r.get(1)?.clone(), r.first()?.clone())))
-            .collect();
-        let modules = facts
-            .rows("module")?
-            .into_iter()
-            .filter_map(|r| Some((r.first()?.clone(), r.get(1)?.clone())))
-            .collect();
+        let mut result_of = HashMap::new();
+        for r in facts.rows::<rows::instr_result>()? {
+            let r = r?;
+            result_of.insert(r.var.to_string(), r.instr.to_string());
+        }
+        let mut modules = HashMap::new();
+        for r in facts.rows::<rows::module>()? {
+            let r = r?;
+            modules.insert(r.module.to_string(), r.path.to_string());
+        }
         Ok(Locator {
             instr_loc,
             first_loc,

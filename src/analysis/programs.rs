@@ -1,4 +1,6 @@
-//! The rule programs built into the binary, and where any program's text comes from.
+//! Where a rule program's text comes from: the rule files built into the binary (every
+//! `.dl` under `rules/`, embedded by `build.rs`), a user's file, a built-in program with
+//! user files added, or a program composed of library files. Knows no analysis by name.
 //!
 //! Built-in programs keep their repository paths (`rules/checks.dl`), so their
 //! `#include "../schema/llfacts.dl"` resolves against the generated schema exactly as it
@@ -13,72 +15,98 @@ use anyhow::{Context, Result};
 use crate::engine::Program;
 use crate::facts::schema;
 
-/// Rule files embedded in the binary, by repository path.
-const RULE_FILES: &[(&str, &str)] = &[
-    ("rules/checks.dl", include_str!("../../rules/checks.dl")),
-    (
-        "rules/wellformed.dl",
-        include_str!("../../rules/wellformed.dl"),
-    ),
-    ("rules/andersen.dl", include_str!("../../rules/andersen.dl")),
-    (
-        "rules/lib/models.dl",
-        include_str!("../../rules/lib/models.dl"),
-    ),
-    (
-        "rules/lib/andersen_prep.dl",
-        include_str!("../../rules/lib/andersen_prep.dl"),
-    ),
-];
+include!(concat!(env!("OUT_DIR"), "/rule_files.rs"));
 
-/// A rule program: built in (by repository path) or a user's file.
+/// A program made of library files (`rules/lib/`, which derive no output of their own)
+/// after the schema, with the relations named in `outputs` made outputs: the part of an
+/// analysis that runs on the rule engine before its native code.
+#[derive(Clone, Copy, Debug)]
+pub struct Composed {
+    /// Its name, for messages and its path: `rules/<name>.generated.dl`.
+    pub name: &'static str,
+    /// Files under `rules/lib/`, included in this order.
+    pub includes: &'static [&'static str],
+    pub outputs: &'static [&'static str],
+}
+
+impl Composed {
+    fn path(&self) -> String {
+        format!("rules/{}.generated.dl", self.name)
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::from("#include \"../schema/llfacts.dl\"\n");
+        for file in self.includes {
+            text += &format!("#include \"lib/{file}\"\n");
+        }
+        for rel in self.outputs {
+            text += &format!(".output {rel}\n");
+        }
+        text
+    }
+}
+
 #[derive(Clone, Debug)]
-pub enum RuleSource {
+enum Entry {
     Builtin(&'static str),
     File(PathBuf),
-    /// A built-in program with user files included after it (more models, more rules).
-    Extended(&'static str, Vec<PathBuf>),
+    Composed(Composed),
+}
+
+/// A rule program: its entry file, and user files included after it (more models, more
+/// rules).
+#[derive(Clone, Debug)]
+pub struct RuleSource {
+    entry: Entry,
+    extra: Vec<PathBuf>,
 }
 
 impl RuleSource {
-    /// A built-in program, extended by `extra` files if there are any.
-    pub fn builtin_with(entry: &'static str, extra: &[PathBuf]) -> RuleSource {
-        if extra.is_empty() {
-            RuleSource::Builtin(entry)
-        } else {
-            RuleSource::Extended(entry, extra.to_vec())
+    /// A built-in program, by repository path (`rules/checks.dl`).
+    pub fn builtin(path: &'static str) -> RuleSource {
+        RuleSource {
+            entry: Entry::Builtin(path),
+            extra: vec![],
+        }
+    }
+
+    pub fn file(path: PathBuf) -> RuleSource {
+        RuleSource {
+            entry: Entry::File(path),
+            extra: vec![],
+        }
+    }
+
+    pub fn composed(program: Composed) -> RuleSource {
+        RuleSource {
+            entry: Entry::Composed(program),
+            extra: vec![],
+        }
+    }
+
+    /// The program with `extra` files included after it.
+    pub fn with(mut self, extra: &[PathBuf]) -> RuleSource {
+        self.extra.extend_from_slice(extra);
+        self
+    }
+
+    /// The entry's path: a repository path for built-in and composed programs.
+    fn entry_path(&self) -> String {
+        match &self.entry {
+            Entry::Builtin(path) => path.to_string(),
+            Entry::File(path) => path.display().to_string(),
+            Entry::Composed(c) => c.path(),
         }
     }
 }
 
 impl fmt::Display for RuleSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RuleSource::Builtin(path) => write!(f, "{path}"),
-            RuleSource::File(path) => write!(f, "{}", path.display()),
-            RuleSource::Extended(path, extra) => {
-                write!(f, "{path}")?;
-                extra
-                    .iter()
-                    .try_for_each(|e| write!(f, " + {}", e.display()))
-            }
-        }
+        write!(f, "{}", self.entry_path())?;
+        self.extra
+            .iter()
+            .try_for_each(|e| write!(f, " + {}", e.display()))
     }
-}
-
-/// The program `llfacts analyze` evaluates before its native points-to solver: the
-/// fixpoint-independent part of rules/andersen.dl, with the relations the solver reads as
-/// outputs.
-pub const ANDERSEN_PREP: &str = "rules/andersen_prep.generated.dl";
-
-fn andersen_prep() -> String {
-    let mut text = String::from(
-        "#include \"../schema/llfacts.dl\"\n#include \"lib/models.dl\"\n#include \"lib/andersen_prep.dl\"\n",
-    );
-    for rel in super::andersen::PREP_OUTPUTS {
-        text += &format!(".output {rel}\n");
-    }
-    text
 }
 
 /// Every embedded file a built-in program may include: the rules and the generated schema.
@@ -87,7 +115,6 @@ fn files() -> BTreeMap<String, String> {
         .iter()
         .map(|(path, text)| (path.to_string(), text.to_string()))
         .collect();
-    files.insert(ANDERSEN_PREP.to_string(), andersen_prep());
     for (name, text) in schema::files() {
         files.insert(format!("schema/{name}"), text);
     }
@@ -99,52 +126,66 @@ fn tree(scratch: &Path) -> Result<PathBuf> {
     let tree = scratch.join("tree");
     if !tree.exists() {
         for (path, text) in files() {
-            let dest = tree.join(&path);
-            std::fs::create_dir_all(dest.parent().expect("a relative path"))?;
-            std::fs::write(&dest, text).with_context(|| format!("writing {}", dest.display()))?;
+            write(&tree.join(&path), &text)?;
         }
     }
     Ok(tree)
 }
 
+fn write(dest: &Path, text: &str) -> Result<()> {
+    std::fs::create_dir_all(dest.parent().expect("a relative path"))?;
+    std::fs::write(dest, text).with_context(|| format!("writing {}", dest.display()))
+}
+
 /// Parses and checks a program with the builtin engine's front end. Built-in programs and
 /// their includes are read from memory; user files (and what they include) from the disk.
 pub fn parse(source: &RuleSource) -> Result<Program> {
-    match source {
-        RuleSource::File(path) => Program::from_file(path),
-        RuleSource::Builtin(entry) => Program::from_files(entry, &files()),
-        RuleSource::Extended(..) => {
-            let scratch = tempfile::Builder::new()
-                .prefix("llfacts-")
-                .tempdir()
-                .context("creating a scratch directory")?;
-            Program::from_file(on_disk(source, scratch.path())?)
+    if !source.extra.is_empty() {
+        let scratch = tempfile::Builder::new()
+            .prefix("llfacts-")
+            .tempdir()
+            .context("creating a scratch directory")?;
+        return Program::from_file(on_disk(source, scratch.path())?);
+    }
+    match &source.entry {
+        Entry::File(path) => Program::from_file(path),
+        Entry::Builtin(path) => Program::from_files(path, &files()),
+        Entry::Composed(c) => {
+            let mut files = files();
+            files.insert(c.path(), c.text());
+            Program::from_files(&c.path(), &files)
         }
     }
 }
 
-/// The program as a file that `souffle` can read: built-in programs are laid out under
-/// `scratch` with their includes (once), user files are used where they are.
+/// The program as a file that `souffle` can read: built-in and composed programs are laid
+/// out under `scratch` with their includes (once), user files are used where they are.
 pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
-    match source {
-        RuleSource::File(path) => Ok(path.clone()),
-        RuleSource::Builtin(entry) => Ok(tree(scratch)?.join(entry)),
-        RuleSource::Extended(entry, extra) => {
-            // A wrapper beside the entry program includes it, then each user file.
-            let tree = tree(scratch)?;
-            let mut text = format!("#include \"{}\"\n", tree.join(entry).display());
-            for file in extra {
-                let file = std::path::absolute(file)
-                    .with_context(|| format!("{}: cannot resolve", file.display()))?;
-                if !file.is_file() {
-                    anyhow::bail!("{}: no such rule file", file.display());
-                }
-                text += &format!("#include \"{}\"\n", file.display());
-            }
-            let wrapper = tree.join("extended.dl");
-            std::fs::write(&wrapper, text)
-                .with_context(|| format!("writing {}", wrapper.display()))?;
-            Ok(wrapper)
+    let entry = match &source.entry {
+        Entry::File(path) if source.extra.is_empty() => return Ok(path.clone()),
+        Entry::File(path) => std::path::absolute(path)
+            .with_context(|| format!("{}: cannot resolve", path.display()))?,
+        Entry::Builtin(path) => tree(scratch)?.join(path),
+        Entry::Composed(c) => {
+            let path = tree(scratch)?.join(c.path());
+            write(&path, &c.text())?;
+            path
         }
+    };
+    if source.extra.is_empty() {
+        return Ok(entry);
     }
+    // A wrapper beside the entry program includes it, then each user file.
+    let mut text = format!("#include \"{}\"\n", entry.display());
+    for file in &source.extra {
+        let file = std::path::absolute(file)
+            .with_context(|| format!("{}: cannot resolve", file.display()))?;
+        if !file.is_file() {
+            anyhow::bail!("{}: no such rule file", file.display());
+        }
+        text += &format!("#include \"{}\"\n", file.display());
+    }
+    let wrapper = tree(scratch)?.join("rules/extended.dl");
+    write(&wrapper, &text)?;
+    Ok(wrapper)
 }

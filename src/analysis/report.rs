@@ -1,11 +1,11 @@
-//! Reports of findings: text for people, JSON for scripts, SARIF 2.1.0 for code-scanning
-//! services.
+//! Reports of findings, for any analysis: text for people, JSON for scripts, SARIF 2.1.0 for
+//! code-scanning services.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
-use super::check::Violation;
+use super::finding::{Finding, Severity};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -14,10 +14,21 @@ pub enum Format {
     Sarif,
 }
 
+/// Who reports, and the words its JSON uses.
+#[derive(Clone, Copy, Debug)]
+pub struct Reporter {
+    /// The command (`check`, `analyze constprop`): SARIF's rule descriptions name it.
+    pub tool: &'static str,
+    /// The JSON key of the list (`violations`, `findings`) and of each item's rule id
+    /// (`check`, `rule`).
+    pub items: &'static str,
+    pub rule: &'static str,
+}
+
 /// Renders the report.
-pub fn render(violations: &[Violation], format: Format) -> String {
+pub fn render(findings: &[Finding], by: Reporter, format: Format) -> String {
     match format {
-        Format::Text => violations
+        Format::Text => findings
             .iter()
             .map(|v| {
                 let at = match (&v.location, &v.module) {
@@ -26,40 +37,49 @@ pub fn render(violations: &[Violation], format: Format) -> String {
                     (None, Some(m)) => m.clone(),
                     (None, None) => "<facts>".to_string(),
                 };
-                format!("{at}: {}: {} [{}]\n", v.check, v.message, v.entity)
+                let level = match v.severity {
+                    Severity::Error => String::new(),
+                    other => format!("{}: ", other.name()),
+                };
+                format!("{at}: {level}{}: {} [{}]\n", v.rule, v.message, v.entity)
             })
             .collect(),
         Format::Json => {
-            let items: Vec<serde_json::Value> = violations
-                .iter()
-                .map(|v| {
-                    json!({
-                        "check": v.check,
-                        "entity": v.entity,
-                        "message": v.message,
-                        "module": v.module,
-                        "location": v.location.as_ref().map(|l| json!({"file": l.file, "line": l.line, "column": l.column})),
-                    })
-                })
-                .collect();
-            let doc = json!({ "count": violations.len(), "violations": items });
+            let doc = json!({ "count": findings.len(), by.items: json_items(findings, by) });
             serde_json::to_string_pretty(&doc).expect("JSON") + "\n"
         }
-        Format::Sarif => sarif(violations),
+        Format::Sarif => sarif(findings, by.tool),
     }
 }
 
-/// A SARIF 2.1.0 log with one run: a rule per check id, a result per violation.
-fn sarif(violations: &[Violation]) -> String {
-    let checks: BTreeMap<&str, usize> = {
-        let ids: BTreeSet<&str> = violations.iter().map(|v| v.check.as_str()).collect();
+/// The findings as JSON objects, for a document of the caller's.
+pub fn json_items(findings: &[Finding], by: Reporter) -> Vec<serde_json::Value> {
+    findings
+        .iter()
+        .map(|v| {
+            json!({
+                by.rule: v.rule,
+                "severity": v.severity.name(),
+                "entity": v.entity,
+                "message": v.message,
+                "module": v.module,
+                "location": v.location.as_ref().map(|l| json!({"file": l.file, "line": l.line, "column": l.column})),
+            })
+        })
+        .collect()
+}
+
+/// A SARIF 2.1.0 log with one run: a rule per rule id, a result per finding.
+fn sarif(findings: &[Finding], tool: &str) -> String {
+    let rule_index: BTreeMap<&str, usize> = {
+        let ids: BTreeSet<&str> = findings.iter().map(|v| v.rule.as_str()).collect();
         ids.into_iter().enumerate().map(|(i, c)| (c, i)).collect()
     };
-    let rules: Vec<serde_json::Value> = checks
+    let rules: Vec<serde_json::Value> = rule_index
         .keys()
-        .map(|id| json!({ "id": id, "name": id, "shortDescription": { "text": format!("llfacts check {id}") } }))
+        .map(|id| json!({ "id": id, "name": id, "shortDescription": { "text": format!("llfacts {tool} {id}") } }))
         .collect();
-    let results: Vec<serde_json::Value> = violations
+    let results: Vec<serde_json::Value> = findings
         .iter()
         .map(|v| {
             let mut location = json!({ "logicalLocations": [{ "fullyQualifiedName": v.entity }] });
@@ -78,9 +98,9 @@ fn sarif(violations: &[Violation]) -> String {
                 location["physicalLocation"] = p;
             }
             json!({
-                "ruleId": v.check,
-                "ruleIndex": checks[v.check.as_str()],
-                "level": "error",
+                "ruleId": v.rule,
+                "ruleIndex": rule_index[v.rule.as_str()],
+                "level": v.severity.name(),
                 "message": { "text": v.message },
                 "locations": [location],
             })

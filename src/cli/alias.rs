@@ -6,35 +6,31 @@ use std::path::PathBuf;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 
-use llfacts::analysis::Runner;
-use llfacts::analysis::pointsto::Names;
+use llfacts::analysis::pointsto::{self, Names};
 
-use super::{Engine, Jobs, PointsTo, Reading, skipped_error};
+use super::options::{AnalysisOptions, Frame};
 
 /// May two values of a function alias? Prints `may-alias` or `no-alias` and exits 0.
 ///
 /// Values are named as in the `.ll` text: `%p`, `%5`, `@global`. With --queries, each line
 /// of FILE is `FUNCTION VALUE1 VALUE2` and the answers are printed in order, one per line,
-/// from one solution of the whole program.
+/// from one solution of the whole program. With --facts DIR, the arguments are only the
+/// query.
 #[derive(Args)]
 #[command(
-    override_usage = "llfacts alias INPUT... FUNCTION VALUE1 VALUE2\n       llfacts alias INPUT... --queries FILE"
+    override_usage = "llfacts alias INPUT... FUNCTION VALUE1 VALUE2\n       llfacts alias INPUT... --queries FILE\n       llfacts alias --facts DIR FUNCTION VALUE1 VALUE2"
 )]
 pub struct AliasArgs {
-    /// Input modules, then (without --queries) FUNCTION VALUE1 VALUE2.
-    #[arg(required = true, value_name = "ARG")]
+    /// Input modules (none with --facts), then (without --queries) FUNCTION VALUE1 VALUE2.
+    #[arg(value_name = "ARG")]
     args: Vec<String>,
     /// Answer every `FUNCTION VALUE1 VALUE2` line of FILE (`-` for stdin).
     #[arg(long, value_name = "FILE")]
     queries: Option<PathBuf>,
     #[command(flatten)]
-    points_to: PointsTo,
+    options: AnalysisOptions,
     #[command(flatten)]
-    jobs: Jobs,
-    #[command(flatten)]
-    engine: Engine,
-    #[command(flatten)]
-    reading: Reading,
+    frame: Frame,
 }
 
 type Query = (String, String, String);
@@ -46,8 +42,9 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
             read_queries(file)?,
         ),
         None => {
-            if args.args.len() < 4 {
-                bail!("usage: llfacts alias INPUT... FUNCTION VALUE1 VALUE2 (or --queries FILE)");
+            let needed = if args.frame.facts.is_some() { 3 } else { 4 };
+            if args.args.len() < needed {
+                bail!("usage: llfacts alias INPUT... FUNCTION VALUE1 VALUE2 (or --queries FILE, or --facts DIR)");
             }
             let (inputs, q) = args.args.split_at(args.args.len() - 3);
             (
@@ -56,14 +53,13 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
             )
         }
     };
-    let backend = args.engine.backend()?;
-    let pool = args.jobs.pool()?;
-    let (answers, skipped) = pool.install(|| -> anyhow::Result<(Vec<&str>, _)> {
-        let (facts, skipped) = args.reading.to_memory(&inputs, false)?;
-        let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
-        let solution = args.points_to.solve(&mut runner)?;
-        let names = Names::new(&facts, &solution)?;
-        let answers = queries
+    if inputs.is_empty() && args.frame.facts.is_none() {
+        bail!("usage: llfacts alias INPUT... --queries FILE (or --facts DIR --queries FILE)");
+    }
+    let (answers, skipped) = args.frame.run(&inputs, false, |session| {
+        let solution = pointsto::solve(session, &args.options.options())?;
+        let names = Names::new(session.facts(), &solution)?;
+        queries
             .iter()
             .map(|(f, a, b)| {
                 let a = names.resolve(f, a)?;
@@ -74,13 +70,12 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
                     "no-alias"
                 })
             })
-            .collect::<anyhow::Result<_>>()?;
-        Ok((answers, skipped))
+            .collect::<anyhow::Result<Vec<&str>>>()
     })?;
     for a in answers {
         println!("{a}");
     }
-    skipped_error(&inputs, &skipped)
+    skipped.into_result()
 }
 
 fn read_queries(file: &PathBuf) -> anyhow::Result<Vec<Query>> {

@@ -1,120 +1,136 @@
-//! `llfacts analyze`: points-to analysis of whole programs.
+//! `llfacts analyze`: whole-program analyses, chosen from the library's declarations.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 
-use llfacts::analysis::Runner;
-use llfacts::analysis::pointsto::{OUTPUTS, Summary};
+use llfacts::analysis::pointsto::Solution;
+use llfacts::analysis::report::{self, Format, Reporter};
+use llfacts::analysis::{ANALYSES, find};
 
-use super::{Engine, Jobs, PointsTo, Quiet, Reading, skipped_error};
+use super::options::{AnalysisOptions, FormatArg, Input, Quiet, Usage};
 
-/// Points-to analysis: extract the inputs in memory, solve, and report.
+/// Analyse a whole program: extract the inputs in memory (or read --facts), run the
+/// analysis, and report.
 ///
-/// Runs rules/andersen.dl (inclusion-based, field-sensitive, call graph on the fly) over
-/// the modules as one program, prints a summary, and with -o writes the output relations
-/// (var_points_to, var_points_to_field, obj_points_to, field_points_to, call_graph_edge,
-/// reachable_function, object) as Soufflé does, one `<relation>.csv` file each.
+/// Prints a summary (and the analysis' findings, if it has any: then the exit code is 1),
+/// and with -o writes the analysis' output relations as Soufflé does, one `<relation>.csv`
+/// file each. The default, andersen, runs rules/andersen.dl (inclusion-based,
+/// field-sensitive, call graph on the fly) over the modules as one program.
 #[derive(Args)]
 pub struct AnalyzeArgs {
-    /// Input modules (.bc or .ll), analysed together as one program.
-    #[arg(required = true, value_name = "INPUT")]
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    input: Input,
     /// The analysis to run.
-    #[arg(long, value_enum, default_value_t = Analysis::Andersen)]
-    analysis: Analysis,
+    #[arg(long, value_name = "NAME", default_value = ANALYSES[0].name(), value_parser = analyses())]
+    analysis: String,
     /// Write the output relations into DIR (created or replaced).
     #[arg(short, long, value_name = "DIR")]
     output: Option<PathBuf>,
     /// With -o, write only these relations (comma-separated): on a large program
     /// var_points_to and var_points_to_field hold most of the output (16 GB on SQLite).
-    #[arg(long, value_name = "NAME,...", value_delimiter = ',', requires = "output",
-          value_parser = clap::builder::PossibleValuesParser::new(OUTPUTS))]
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', requires = "output")]
     relations: Vec<String>,
     #[command(flatten)]
-    points_to: PointsTo,
-    /// Summary format.
-    #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
-    format: SummaryFormat,
-    /// Write the resolved call graph as Graphviz DOT to FILE (indirect edges dashed).
+    options: AnalysisOptions,
+    /// Output format: the summary and findings as text or JSON, or the findings as SARIF.
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
+    /// Write the resolved call graph as Graphviz DOT to FILE (indirect edges dashed; the
+    /// andersen analysis).
     #[arg(long, value_name = "FILE")]
     callgraph_dot: Option<PathBuf>,
     #[command(flatten)]
-    jobs: Jobs,
-    #[command(flatten)]
-    engine: Engine,
-    #[command(flatten)]
     quiet: Quiet,
-    #[command(flatten)]
-    reading: Reading,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Analysis {
-    /// Andersen's inclusion-based points-to analysis.
-    Andersen,
+fn analyses() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        ANALYSES
+            .iter()
+            .map(|a| PossibleValue::new(a.name()).help(a.summary())),
+    )
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum SummaryFormat {
-    Text,
-    Json,
-}
-
-pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
+pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
-    let backend = args.engine.backend()?;
-    let progress = !args.quiet.quiet && std::io::stderr().is_terminal();
+    let analysis = find(&args.analysis).expect("clap checked the name");
+    let outputs = analysis.outputs();
+    if let Some(r) = args.relations.iter().find(|r| !outputs.contains(&r.as_str())) {
+        return Err(Usage(format!(
+            "--relations: `{}` does not output `{r}` (it outputs {})",
+            analysis.name(),
+            outputs.join(", ")
+        ))
+        .into());
+    }
+    let quiet = args.quiet.quiet;
+    let progress = !quiet && std::io::stderr().is_terminal();
     let stage = |what: &str| {
         if progress {
             eprint!("\r\x1b[2Kllfacts: {what}");
         }
     };
-    let pool = args.jobs.pool()?;
-    let name = match args.analysis {
-        Analysis::Andersen => "andersen",
-    };
-    let (facts, solution, skipped) = pool.install(|| -> anyhow::Result<_> {
+    let name = analysis.name();
+    let input = &args.input;
+    if input.frame.facts.is_none() {
         stage("extracting...");
-        let (facts, skipped) = args.reading.to_memory(&args.inputs, args.quiet.quiet)?;
-        stage(&format!("solving ({})...", backend.name()));
-        let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
-        let solution = args.points_to.solve(&mut runner)?;
-        Ok((facts, solution, skipped))
-    })?;
-    if progress {
-        eprint!("\r\x1b[2K");
     }
-    if let Some(dir) = &args.output {
-        let chosen: Vec<&str> = if args.relations.is_empty() {
-            OUTPUTS.to_vec()
-        } else {
-            // In OUTPUTS' order, each once.
-            (OUTPUTS.iter().copied())
-                .filter(|r| args.relations.iter().any(|c| c == r))
-                .collect()
+    let (findings, skipped) = input.frame.run(&input.inputs, quiet, |session| {
+        stage(&format!("{name} ({})...", session.backend().name()));
+        let results = analysis.run(session, &args.options.options())?;
+        if progress {
+            eprint!("\r\x1b[2K");
+        }
+        if let Some(dir) = &args.output {
+            // In the analysis' order, each once.
+            let chosen: Vec<&str> = (outputs.iter().copied())
+                .filter(|r| args.relations.is_empty() || args.relations.iter().any(|c| c == r))
+                .collect();
+            results.write(dir, &chosen)?;
+        }
+        if let Some(path) = &args.callgraph_dot {
+            let Some(solution) = results.as_any().downcast_ref::<Solution>() else {
+                anyhow::bail!("--callgraph-dot: `{name}` computes no call graph");
+            };
+            let dot = solution.call_graph_dot(session.facts())?;
+            llfacts::facts::writer::write_file(path, dot.as_bytes())?;
+        }
+        let findings = results.findings(session)?;
+        let secs = start.elapsed().as_secs_f64();
+        let reporter = Reporter {
+            tool: "analyze",
+            items: "findings",
+            rule: "rule",
         };
-        solution.write(dir, &chosen)?;
-    }
-    if let Some(path) = &args.callgraph_dot {
-        llfacts::facts::writer::write_file(path, solution.call_graph_dot(&facts)?.as_bytes())?;
-    }
-    let summary = Summary::of(&solution, &facts)?;
-    let secs = start.elapsed().as_secs_f64();
-    match args.format {
-        SummaryFormat::Text => {
-            if !args.quiet.quiet {
-                println!("{name}: {summary}; {secs:.2}s");
+        match args.format {
+            FormatArg::Text => {
+                if !quiet {
+                    println!("{name}: {}; {secs:.2}s", results.summary(session)?);
+                }
+                print!("{}", report::render(&findings, reporter, Format::Text));
             }
+            FormatArg::Json => {
+                let mut doc = results.summary_json(session)?;
+                doc["analysis"] = name.into();
+                doc["seconds"] = secs.into();
+                if !findings.is_empty() {
+                    doc["findings"] = report::json_items(&findings, reporter).into();
+                }
+                println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
+            }
+            FormatArg::Sarif => print!("{}", report::render(&findings, reporter, Format::Sarif)),
         }
-        SummaryFormat::Json => {
-            let mut doc = summary.to_json();
-            doc["analysis"] = name.into();
-            doc["seconds"] = secs.into();
-            println!("{}", serde_json::to_string_pretty(&doc).expect("JSON"));
-        }
-    }
-    skipped_error(&args.inputs, &skipped)
+        Ok(findings.len())
+    })?;
+    skipped.into_result()?;
+    Ok(if findings == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -2,34 +2,25 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use llfacts::analysis::report::{self, Format};
-use llfacts::analysis::{Runner, check};
-use llfacts::facts::FactSet;
+use llfacts::analysis::{check, report};
 
-use super::{Engine, Jobs, Reading, skipped_error};
+use super::options::{FormatArg, Input};
 
 /// Check modules against LLVM's IR constraints; exit 1 if any is violated.
 ///
-/// Extracts the inputs in memory and runs the built-in rules (rules/checks.dl,
-/// rules/wellformed.dl) plus any --rules, each of which outputs
+/// Extracts the inputs in memory (or reads --facts) and runs the built-in rules
+/// (rules/checks.dl, rules/wellformed.dl) plus any --rules, each of which outputs
 /// `violation(check, entity, message)`. Each violation is reported with the source
 /// location of its entity when the module has debug info.
 #[derive(Args)]
 pub struct CheckArgs {
-    /// Input modules (.bc or .ll).
-    #[arg(
-        value_name = "INPUT",
-        required_unless_present = "facts",
-        conflicts_with = "facts"
-    )]
-    inputs: Vec<PathBuf>,
-    /// Check an existing fact directory instead of extracting modules.
-    #[arg(long, value_name = "DIR")]
-    facts: Option<PathBuf>,
-    /// More rule files to run; each must output `violation(check, entity, message)`.
+    #[command(flatten)]
+    input: Input,
+    /// More check programs to run; each must output `violation(check, entity, message)`.
     #[arg(long = "rules", value_name = "FILE")]
     rules: Vec<PathBuf>,
     /// Report format.
@@ -38,53 +29,29 @@ pub struct CheckArgs {
     /// Write the report to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    #[command(flatten)]
-    jobs: Jobs,
-    #[command(flatten)]
-    engine: Engine,
-    #[command(flatten)]
-    reading: Reading,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum FormatArg {
-    Text,
-    Json,
-    Sarif,
-}
-
-pub fn run(args: CheckArgs) -> anyhow::Result<()> {
-    let backend = args.engine.backend()?;
-    let pool = args.jobs.pool()?;
-    let (violations, skipped) = pool.install(|| -> anyhow::Result<_> {
-        let (facts, skipped) = match &args.facts {
-            Some(dir) => (FactSet::dir(dir)?, vec![]),
-            None => args.reading.to_memory(&args.inputs, false)?,
-        };
-        let mut runner = Runner::new(&facts, backend, pool.current_num_threads());
-        Ok((check::run(&mut runner, &args.rules)?, skipped))
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let (violations, skipped) = (args.input.frame).run(&args.input.inputs, false, |session| {
+        check::run(session, &args.rules)
     })?;
-    let format = match args.format {
-        FormatArg::Text => Format::Text,
-        FormatArg::Json => Format::Json,
-        FormatArg::Sarif => Format::Sarif,
-    };
-    let text = report::render(&violations, format);
+    let text = report::render(&violations, check::REPORTER, args.format.into());
     match &args.output {
         Some(path) => llfacts::facts::writer::write_file(path, text.as_bytes())?,
         None => print!("{text}"),
     }
     if violations.is_empty() {
-        return skipped_error(&args.inputs, &skipped);
+        skipped.into_result()?;
+        return Ok(ExitCode::SUCCESS);
     }
-    if let Err(e) = skipped_error(&args.inputs, &skipped) {
+    if let Err(e) = skipped.into_result() {
         eprintln!("llfacts: {e}");
     }
-    let checks: BTreeSet<&str> = violations.iter().map(|v| v.check.as_str()).collect();
+    let checks: BTreeSet<&str> = violations.iter().map(|v| v.rule.as_str()).collect();
     eprintln!(
         "llfacts: {} violations of {} checks",
         violations.len(),
         checks.len()
     );
-    std::process::exit(1);
+    Ok(ExitCode::from(1))
 }

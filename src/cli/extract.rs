@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{Jobs, Quiet, Reading, skipped_error};
+use super::options::{Jobs, Quiet, Reading, Skipped};
 use llfacts::extract::ReadOptions;
 
 /// Extract facts from LLVM modules (.bc or .ll) into one directory of <relation>.facts files.
@@ -52,5 +52,5 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
     if !quiet {
         eprintln!("llfacts: {summary}");
     }
-    skipped_error(&args.inputs, &summary.skipped)
+    Skipped::of(&args.inputs, &summary.skipped).into_result()
 }

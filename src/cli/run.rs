@@ -8,7 +8,7 @@ use clap::Args;
 use llfacts::analysis::backend::{self, peak_rss_kib};
 use llfacts::engine::OutTarget;
 
-use super::{Engine, Jobs};
+use super::options::{Engine, Jobs};
 
 /// Evaluate a Datalog program (Soufflé flags: -F facts, -D output dir, -j threads).
 #[derive(Args)]

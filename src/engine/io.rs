@@ -498,7 +498,7 @@ impl<'a> RowOrder<'a> {
 
 /// Write the rows, sorted, as text; with `rfc4180`, symbols are quoted the
 /// way Soufflé quotes them (a `"` inside becomes `\""`).
-fn write_rows(
+pub fn write_rows(
     w: &mut dyn Write,
     rel: &RelInfo,
     store: &Relation,

@@ -98,6 +98,12 @@ impl Program {
         Ok(self.checked.rels[self.rel(relation)?].types.clone())
     }
 
+    /// Column names of a relation, as declared.
+    pub fn column_names(&self, relation: &str) -> Result<Vec<&str>> {
+        let info = &self.checked.rels[self.rel(relation)?];
+        Ok(info.attr_names.iter().map(String::as_str).collect())
+    }
+
     /// Input relations that some output depends on: the ones that are read.
     pub fn inputs(&self) -> Vec<&str> {
         self.checked
@@ -329,6 +335,16 @@ impl<'p> Database<'p> {
             .into_iter()
             .map(|r| r.into_iter().map(|v| v.to_string()).collect())
             .collect())
+    }
+
+    /// A relation's rows as an output file holds them (tab-separated, sorted).
+    pub fn output_text(&self, relation: &str) -> Result<String> {
+        let r = self.program.rel(relation)?;
+        let prog = &self.program.checked;
+        let order = io::RowOrder::new(&self.syms, &prog.record_types);
+        let mut text = Vec::new();
+        io::write_rows(&mut text, &prog.rels[r], &self.rels[r], &order, "\t", false)?;
+        Ok(String::from_utf8(text).expect("symbols are UTF-8"))
     }
 
     /// Write every `.output` relation (and `.printsize` line). Files are

@@ -62,6 +62,11 @@ macro_rules! relations {
 
         /// Relation groups in schema order: (file stem under `schema/`, description).
         pub static GROUPS: &[(&str, &str)] = &[ $( (stringify!($group), $gdoc) ),* ];
+
+        /// Typed rows of every relation (see [`super::row`]).
+        pub mod rows {
+            $crate::row_structs! { $($( #[doc = $doc] $name( $( $col: $kind ),* ) )*)* }
+        }
     };
 }
 

@@ -2,6 +2,8 @@
 //! test time.
 #![allow(dead_code)]
 
+pub mod modgraph;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

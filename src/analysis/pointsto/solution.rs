@@ -8,10 +8,12 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::Result;
 use roaring::RoaringBitmap;
 
-use super::backend::Outputs;
+use crate::analysis::rows::andersen;
+use crate::analysis::session::Tables;
+use crate::facts::row::write_tuple;
 use crate::facts::writer::write_relations;
 
 /// A location: object symbol and offset (-1: unknown).
@@ -84,21 +86,14 @@ impl Builder {
         "object",
     ];
 
-    /// Reads the rows of `READS` from a rule engine's outputs.
-    pub fn from_outputs(outputs: &Outputs, program: &str) -> Result<Builder> {
+    /// Reads the rows of `READS` from the outputs of `rules/andersen.dl`.
+    pub fn from_outputs(outputs: &Tables) -> Result<Builder> {
         let mut b = Builder::default();
-        let rows = |rel: &str| outputs.get(rel).map_or(&[][..], Vec::as_slice);
-        let num = |rel: &str, s: &str| -> Result<i32> {
-            s.parse()
-                .map_err(|_| anyhow!("{program}: {rel}: `{s}` is not a number"))
-        };
         let mut vars: HashMap<u32, RoaringBitmap> = HashMap::new();
-        for r in rows("var_points_to_field") {
-            let [v, o, f] = &r[..] else {
-                bail!("{program}: var_points_to_field: {r:?}")
-            };
-            let (v, o) = (b.sym(v), b.sym(o));
-            let l = b.loc(o, num("var_points_to_field", f)?);
+        for r in outputs.rows::<andersen::var_points_to_field>()? {
+            let r = r?;
+            let (v, o) = (b.sym(r.var), b.sym(r.obj));
+            let l = b.loc(o, r.offset);
             vars.entry(v).or_default().insert(l);
         }
         for (v, locs) in vars {
@@ -106,38 +101,29 @@ impl Builder {
             b.points_to(v, s);
         }
         let mut cells: HashMap<(u32, i32), RoaringBitmap> = HashMap::new();
-        for r in rows("field_points_to") {
-            let [o, f, t, tf] = &r[..] else {
-                bail!("{program}: field_points_to: {r:?}")
-            };
-            let (o, f) = (b.sym(o), num("field_points_to", f)?);
-            let t = b.sym(t);
-            let l = b.loc(t, num("field_points_to", tf)?);
-            cells.entry((o, f)).or_default().insert(l);
+        for r in outputs.rows::<andersen::field_points_to>()? {
+            let r = r?;
+            let o = b.sym(r.obj);
+            let t = b.sym(r.target);
+            let l = b.loc(t, r.target_offset);
+            cells.entry((o, r.offset)).or_default().insert(l);
         }
         for ((o, f), locs) in cells {
             let s = b.set(locs);
             b.holds(o, f, s);
         }
-        for r in rows("call_graph_edge") {
-            let [c, f] = &r[..] else {
-                bail!("{program}: call_graph_edge: {r:?}")
-            };
-            let e = (b.sym(c), b.sym(f));
+        for r in outputs.rows::<andersen::call_graph_edge>()? {
+            let r = r?;
+            let e = (b.sym(r.call), b.sym(r.func));
             b.call_edges.push(e);
         }
-        for r in rows("reachable_function") {
-            let [f] = &r[..] else {
-                bail!("{program}: reachable_function: {r:?}")
-            };
-            let f = b.sym(f);
+        for r in outputs.rows::<andersen::reachable_function>()? {
+            let f = b.sym(r?.func);
             b.reachable.push(f);
         }
-        for r in rows("object") {
-            let [o, k] = &r[..] else {
-                bail!("{program}: object: {r:?}")
-            };
-            let o = (b.sym(o), b.sym(k));
+        for r in outputs.rows::<andersen::object>()? {
+            let r = r?;
+            let o = (b.sym(r.obj), b.sym(r.kind));
             b.objects.push(o);
         }
         Ok(b)
@@ -308,7 +294,7 @@ impl Solution {
             "var_points_to_field" => {
                 for &(v, s) in &self.var_sets {
                     for (o, f) in self.set_locs(s) {
-                        writeln!(w, "{}\t{}\t{f}", n(v), n(o))?;
+                        write_tuple(w, &[&n(v), &n(o), &f])?;
                     }
                 }
             }
@@ -317,7 +303,7 @@ impl Solution {
                     let mut last = None;
                     for (o, _) in self.set_locs(s) {
                         if last.replace(o) != Some(o) {
-                            writeln!(w, "{}\t{}", n(v), n(o))?;
+                            write_tuple(w, &[&n(v), &n(o)])?;
                         }
                     }
                 }
@@ -325,7 +311,7 @@ impl Solution {
             "field_points_to" => {
                 for &(o, f, s) in &self.cell_sets {
                     for (t, tf) in self.set_locs(s) {
-                        writeln!(w, "{}\t{f}\t{}\t{tf}", n(o), n(t))?;
+                        write_tuple(w, &[&n(o), &f, &n(t), &tf])?;
                     }
                 }
             }
@@ -340,24 +326,24 @@ impl Solution {
                     for i in &all {
                         let t = self.locs[i as usize].0;
                         if last.replace(t) != Some(t) {
-                            writeln!(w, "{}\t{}", n(run[0].0), n(t))?;
+                            write_tuple(w, &[&n(run[0].0), &n(t)])?;
                         }
                     }
                 }
             }
             "call_graph_edge" => {
                 for (c, f) in self.call_edges() {
-                    writeln!(w, "{c}\t{f}")?;
+                    write_tuple(w, &[&c, &f])?;
                 }
             }
             "reachable_function" => {
                 for &f in &self.reachable {
-                    writeln!(w, "{}", n(f))?;
+                    write_tuple(w, &[&n(f)])?;
                 }
             }
             "object" => {
                 for &(o, k) in &self.objects {
-                    writeln!(w, "{}\t{}", n(o), n(k))?;
+                    write_tuple(w, &[&n(o), &n(k)])?;
                 }
             }
             other => unreachable!("not a points-to output: {other}"),

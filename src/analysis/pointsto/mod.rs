@@ -2,22 +2,33 @@
 //! summary, the call graph as Graphviz DOT, and may-alias answers for values named as in
 //! the `.ll` text.
 
+pub mod andersen;
+mod locset;
+pub mod solution;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use anyhow::{Result, anyhow, bail};
 
-use std::path::PathBuf;
-
-use super::andersen;
-use super::backend::Runner;
-use super::programs::{self, RuleSource};
-use super::solution::Builder;
-pub use super::solution::Solution;
-use crate::facts::{FactSet, unescape};
+use super::programs::{Composed, RuleSource};
+use super::session::Session;
+use super::finding::Finding;
+use super::unit::{Analysis, Options, Results};
+use crate::facts::{FactSet, rows, unescape};
+use solution::Builder;
+pub use solution::Solution;
 
 /// The points-to program, its specification.
 pub const PROGRAM: &str = "rules/andersen.dl";
+
+/// What the native solver runs on the rule engine first: the fixpoint-independent part of
+/// rules/andersen.dl, with the relations the solver reads as outputs.
+const PREP: Composed = Composed {
+    name: "andersen_prep",
+    includes: &["models.dl", "andersen_prep.dl"],
+    outputs: andersen::PREP_OUTPUTS,
+};
 
 /// The output relations every points-to program provides.
 pub const OUTPUTS: &[&str] = &[
@@ -30,30 +41,65 @@ pub const OUTPUTS: &[&str] = &[
     "object",
 ];
 
-/// How the fixpoint is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Solver {
-    /// The prep program on the rule engine, then the native fixpoint (`andersen.rs`).
-    Native,
-    /// The whole rule program on the rule engine.
-    Rules,
+/// Andersen's analysis, as `analyze` runs it.
+pub struct Andersen;
+
+pub static ANDERSEN: Andersen = Andersen;
+
+impl Analysis for Andersen {
+    fn name(&self) -> &'static str {
+        "andersen"
+    }
+
+    fn summary(&self) -> &'static str {
+        "Andersen's inclusion-based points-to analysis, with the call graph (rules/andersen.dl)"
+    }
+
+    fn outputs(&self) -> &'static [&'static str] {
+        OUTPUTS
+    }
+
+    fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
+        Ok(Box::new(solve(session, options)?))
+    }
 }
 
-/// Runs the points-to analysis on the runner's facts; `extra` rule files (models) are
-/// included after the built-in program.
-pub fn solve(runner: &mut Runner, extra: &[PathBuf], solver: Solver) -> Result<Solution> {
-    let builder = match solver {
-        Solver::Rules => {
-            let source = RuleSource::builtin_with(PROGRAM, extra);
-            let program = runner.parse(&source)?;
-            let outputs = runner.outputs(&source, &program, Builder::READS)?;
-            Builder::from_outputs(&outputs, PROGRAM)?
+impl Results for Solution {
+    fn summary(&self, session: &Session) -> Result<String> {
+        Ok(Summary::of(self, session.facts())?.to_string())
+    }
+
+    fn summary_json(&self, session: &Session) -> Result<serde_json::Value> {
+        Ok(Summary::of(self, session.facts())?.to_json())
+    }
+
+    fn findings(&self, _: &Session) -> Result<Vec<Finding>> {
+        Ok(vec![])
+    }
+
+    fn write(&self, dir: &std::path::Path, relations: &[&str]) -> Result<()> {
+        Solution::write(self, dir, relations)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Runs the points-to analysis on the session's facts: the prep program on the rule engine,
+/// then the native fixpoint (`andersen.rs`), or with `rules_only` the whole rule program on
+/// the rule engine. `options.rules` (models) are included after the built-in program.
+pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
+    let extra = &options.rules;
+    let builder = match options.rules_only {
+        true => {
+            let source = RuleSource::builtin(PROGRAM).with(extra);
+            Builder::from_outputs(&session.run(&source, Builder::READS)?)?
         }
-        Solver::Native => {
-            let source = RuleSource::builtin_with(programs::ANDERSEN_PREP, extra);
-            let program = runner.parse(&source)?;
-            let prep = runner.outputs(&source, &program, andersen::PREP_OUTPUTS)?;
-            andersen::solve(runner.facts(), &prep)?
+        false => {
+            let source = RuleSource::composed(PREP).with(extra);
+            let prep = session.run(&source, andersen::PREP_OUTPUTS)?;
+            andersen::solve(session.facts(), &prep)?
         }
     };
     Ok(builder.finish())
@@ -110,13 +156,14 @@ impl std::fmt::Display for Summary {
 impl Summary {
     pub fn of(solution: &Solution, facts: &FactSet) -> Result<Summary> {
         let sets = solution.set_sizes();
-        let direct = first_column(facts, "call_direct")?;
-        let indirect: BTreeSet<String> = facts
-            .rows("pt_call")?
-            .into_iter()
-            .map(|r| r[0].clone())
-            .filter(|c| !direct.contains(c))
-            .collect();
+        let direct = direct_calls(facts)?;
+        let mut indirect = BTreeSet::new();
+        for r in facts.rows::<rows::pt_call>()? {
+            let call = r?.instr;
+            if !direct.contains(call) {
+                indirect.insert(call);
+            }
+        }
         let resolved: BTreeSet<&str> = solution
             .call_edges()
             .map(|(c, _)| c)
@@ -144,21 +191,19 @@ impl Solution {
     /// The resolved call graph between functions, as Graphviz DOT; indirect edges dashed.
     pub fn call_graph_dot(&self, facts: &FactSet) -> Result<String> {
         let names = function_names(facts)?;
-        let caller_of: HashMap<String, String> = facts
-            .rows("instr_function")?
-            .into_iter()
-            .map(|r| (r[0].clone(), r[1].clone()))
-            .collect();
-        let direct = first_column(facts, "call_direct")?;
+        let mut caller_of: HashMap<&str, &str> = HashMap::new();
+        for r in facts.rows::<rows::instr_function>()? {
+            let r = r?;
+            caller_of.insert(r.instr, r.func);
+        }
+        let direct = direct_calls(facts)?;
         // (caller, callee) → drawn dashed when no call between them is direct.
-        let mut edges: BTreeMap<(String, String), bool> = BTreeMap::new();
+        let mut edges: BTreeMap<(&str, &str), bool> = BTreeMap::new();
         for (call, callee) in self.call_edges() {
-            let Some(caller) = caller_of.get(call) else {
+            let Some(&caller) = caller_of.get(call) else {
                 continue;
             };
-            let indirect = edges
-                .entry((caller.clone(), callee.to_string()))
-                .or_insert(true);
+            let indirect = edges.entry((caller, callee)).or_insert(true);
             *indirect &= !direct.contains(call);
         }
         let label = |f: &str| names.get(f).cloned().unwrap_or_else(|| display(f));
@@ -187,22 +232,23 @@ impl Solution {
     }
 }
 
-/// The first column of a relation, as a set.
-fn first_column(facts: &FactSet, relation: &str) -> Result<BTreeSet<String>> {
-    Ok(facts
-        .rows(relation)?
-        .into_iter()
-        .map(|mut r| r.swap_remove(0))
-        .collect())
+/// The calls whose callee is a function, not a value.
+fn direct_calls(facts: &FactSet) -> Result<BTreeSet<&str>> {
+    facts
+        .rows::<rows::call_direct>()?
+        .map(|r| Ok(r?.instr))
+        .collect()
 }
 
 /// A function id → its plain name, for people.
-fn function_names(facts: &FactSet) -> Result<HashMap<String, String>> {
-    Ok(facts
-        .rows("function_name")?
-        .into_iter()
-        .map(|r| (r[0].clone(), display(&r[1])))
-        .collect())
+fn function_names(facts: &FactSet) -> Result<HashMap<&str, String>> {
+    facts
+        .rows::<rows::function_name>()?
+        .map(|r| {
+            let r = r?;
+            Ok((r.func, display(r.name)))
+        })
+        .collect()
 }
 
 fn display(field: &str) -> String {
@@ -235,37 +281,46 @@ pub enum Value {
 impl Names {
     pub fn new(facts: &FactSet, solution: &Solution) -> Result<Names> {
         let mut functions: HashMap<String, Vec<String>> = HashMap::new();
-        let defined = first_column(facts, "function_definition")?;
-        for r in facts.rows("function_name")? {
-            if defined.contains(&r[0]) {
+        let mut defined = BTreeSet::new();
+        for r in facts.rows::<rows::function_definition>()? {
+            defined.insert(r?.func);
+        }
+        for r in facts.rows::<rows::function_name>()? {
+            let r = r?;
+            if defined.contains(r.func) {
                 functions
-                    .entry(display(&r[1]))
+                    .entry(display(r.name))
                     .or_default()
-                    .push(r[0].clone());
+                    .push(r.func.to_string());
             }
         }
-        let func_of: HashMap<String, String> = facts
-            .rows("variable")?
-            .into_iter()
-            .map(|r| (r[0].clone(), r[1].clone()))
-            .collect();
+        let mut func_of: HashMap<&str, &str> = HashMap::new();
+        for r in facts.rows::<rows::variable>()? {
+            let r = r?;
+            func_of.insert(r.var, r.func);
+        }
         let mut variables = HashMap::new();
-        for r in facts.rows("variable_name")? {
-            if let Some(f) = func_of.get(&r[0]) {
-                variables.insert((f.clone(), display(&r[1])), r[0].clone());
+        for r in facts.rows::<rows::variable_name>()? {
+            let r = r?;
+            if let Some(f) = func_of.get(r.var) {
+                variables.insert((f.to_string(), display(r.name)), r.var.to_string());
             }
         }
         let mut globals: HashMap<String, Vec<String>> = HashMap::new();
         // A name may stand for a declaration in one module and the definition in another:
         // the solution's object (the definition) comes first.
         let objects = solution.pointed_objects();
-        for rel in ["global_var_name", "function_name"] {
-            for r in facts.rows(rel)? {
-                globals
-                    .entry(display(&r[1]))
-                    .or_default()
-                    .push(r[0].clone());
-            }
+        let mut named = Vec::new();
+        for r in facts.rows::<rows::global_var_name>()? {
+            let r = r?;
+            named.push((r.global, r.name));
+        }
+        for r in facts.rows::<rows::function_name>()? {
+            let r = r?;
+            named.push((r.func, r.name));
+        }
+        for (id, name) in named {
+            globals.entry(display(name)).or_default().push(id.to_string());
         }
         for ids in globals.values_mut() {
             ids.sort_by_key(|id| !objects.contains(id.as_str()));

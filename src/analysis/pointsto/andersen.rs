@@ -14,14 +14,15 @@
 use std::collections::{HashMap as StdMap, HashSet as StdSet};
 use std::hash::Hasher;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, bail};
 use roaring::RoaringBitmap;
 
 use super::locset::LocSet;
 
-use super::backend::Outputs;
 use super::solution::Builder;
-use crate::facts::FactSet;
+use crate::analysis::rows::{lib_andersen_prep as prep_rows, lib_models as models};
+use crate::analysis::session::Tables;
+use crate::facts::{FactSet, rows};
 
 type HashMap<K, V> = crate::fasthash::FastMap<K, V>;
 type HashSet<K> = crate::fasthash::FastSet<K>;
@@ -237,14 +238,6 @@ struct Solver {
     copy_index: HashMap<u32, u32>,
     /// Pseudo-objects of memory copies (not reported).
     copy_objects: HashSet<u32>,
-}
-
-fn rows<'a>(facts: &'a Outputs, name: &str) -> &'a [Vec<String>] {
-    facts.get(name).map_or(&[], Vec::as_slice)
-}
-
-fn num(s: &str) -> Result<i32> {
-    s.parse().map_err(|_| anyhow!("not a number: `{s}`"))
 }
 
 impl Solver {
@@ -1017,7 +1010,7 @@ impl Solver {
 
 /// Solves the points-to fixpoint over `facts` and the prep program's `prep` outputs, and
 /// returns the rows of every output of `rules/andersen.dl`.
-pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
+pub fn solve(facts: &FactSet, prep: &Tables) -> Result<Builder> {
     let mut sym = Symbols::default();
     let p = load_prep(&mut sym, prep)?;
     let mut s = Solver {
@@ -1068,7 +1061,7 @@ pub fn solve(facts: &FactSet, prep: &Outputs) -> Result<Builder> {
     outputs(&s, facts)
 }
 
-fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
+fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let mut p = Prep {
         linked: HashMap::default(),
         looping: HashSet::default(),
@@ -1097,194 +1090,215 @@ fn load_prep(sym: &mut Symbols, prep: &Outputs) -> Result<Prep> {
         links: HashMap::default(),
         throw: HashMap::default(),
     };
-    for r in rows(prep, "linked_object") {
+    for r in prep.rows::<prep_rows::linked_object>()? {
+        let r = r?;
         p.linked
-            .entry(sym.id(&r[0]))
+            .entry(sym.id(r.obj))
             .or_default()
-            .push(sym.id(&r[1]));
+            .push(sym.id(r.target));
     }
-    for r in rows(prep, "looping_field") {
-        p.looping.insert(sym.id(&r[0]));
+    for r in prep.rows::<prep_rows::looping_field>()? {
+        p.looping.insert(sym.id(r?.node));
     }
-    for r in rows(prep, "wrapper") {
-        p.wrapper.insert(sym.id(&r[0]));
+    for r in prep.rows::<prep_rows::wrapper>()? {
+        p.wrapper.insert(sym.id(r?.func));
     }
-    for r in rows(prep, "wrapper_return_offset") {
-        let f = sym.id(&r[0]);
-        p.wrapper_offsets.entry(f).or_default().push(num(&r[1])?);
+    for r in prep.rows::<prep_rows::wrapper_return_offset>()? {
+        let r = r?;
+        let f = sym.id(r.func);
+        p.wrapper_offsets.entry(f).or_default().push(r.offset);
     }
-    for r in rows(prep, "copy_length") {
-        p.copy_length.insert(sym.id(&r[0]), num(&r[1])?);
+    for r in prep.rows::<prep_rows::copy_length>()? {
+        let r = r?;
+        p.copy_length.insert(sym.id(r.instr), r.bytes);
     }
-    for r in rows(prep, "object_size") {
-        p.sizes.insert(sym.id(&r[0]), num(&r[1])?);
+    for r in prep.rows::<prep_rows::object_size>()? {
+        let r = r?;
+        p.sizes.insert(sym.id(r.obj), r.bytes);
     }
-    for r in rows(prep, "wrapper_inner") {
+    for r in prep.rows::<prep_rows::wrapper_inner>()? {
+        let r = r?;
         p.wrapper_inner
-            .entry(sym.id(&r[0]))
+            .entry(sym.id(r.func))
             .or_default()
-            .push(sym.id(&r[1]));
+            .push(sym.id(r.call));
     }
-    for r in rows(prep, "external_function") {
-        p.external.insert(sym.id(&r[0]), sym.id(&r[1]));
+    for r in prep.rows::<prep_rows::external_function>()? {
+        let r = r?;
+        p.external.insert(sym.id(r.func), sym.id(r.name));
     }
-    for r in rows(prep, "unmodelled_function") {
-        p.unmodelled.insert(sym.id(&r[0]));
+    for r in prep.rows::<prep_rows::unmodelled_function>()? {
+        p.unmodelled.insert(sym.id(r?.func));
     }
-    for r in rows(prep, "variadic_function") {
-        p.variadic.insert(sym.id(&r[0]), num(&r[1])?);
+    for r in prep.rows::<prep_rows::variadic_function>()? {
+        let r = r?;
+        p.variadic.insert(sym.id(r.func), r.nfixed);
     }
-    for r in rows(prep, "external_global") {
-        p.external_globals.push(sym.id(&r[0]));
+    for r in prep.rows::<prep_rows::external_global>()? {
+        p.external_globals.push(sym.id(r?.global));
     }
-    for r in rows(prep, "indirect_call_type") {
-        p.indirect_type.insert(sym.id(&r[0]), sym.id(&r[1]));
+    for r in prep.rows::<prep_rows::indirect_call_type>()? {
+        let r = r?;
+        p.indirect_type.insert(sym.id(r.call), sym.id(r.ty));
     }
-    for r in rows(prep, "callable_type") {
-        p.callable.insert((sym.id(&r[0]), sym.id(&r[1])));
+    for r in prep.rows::<prep_rows::callable_type>()? {
+        let r = r?;
+        p.callable.insert((sym.id(r.call_ty), sym.id(r.fn_ty)));
     }
-    p.max_offset = rows(prep, "max_offset")
-        .first()
-        .map(|r| num(&r[0]))
-        .transpose()?
-        .ok_or_else(|| anyhow!("max_offset is empty"))?;
-    for r in rows(prep, "root_function") {
-        p.roots.push(sym.id(&r[0]));
+    p.max_offset = match prep.rows::<prep_rows::max_offset>()?.next() {
+        Some(r) => r?.n,
+        None => bail!("max_offset is empty"),
+    };
+    for r in prep.rows::<prep_rows::root_function>()? {
+        p.roots.push(sym.id(r?.func));
     }
-    for r in rows(prep, "model_alloc") {
-        p.alloc.insert(sym.id(&r[0]));
+    for r in prep.rows::<models::model_alloc>()? {
+        p.alloc.insert(sym.id(r?.name));
     }
-    for r in rows(prep, "model_return_external") {
-        p.return_external.insert(sym.id(&r[0]));
+    for r in prep.rows::<models::model_return_external>()? {
+        p.return_external.insert(sym.id(r?.name));
     }
-    for (rel, map) in [
-        ("model_out_alloc", &mut p.out_alloc),
-        ("model_return_arg", &mut p.return_arg),
-        ("model_return_into_arg", &mut p.return_into_arg),
-        (
-            "model_return_into_arg_any_call",
-            &mut p.return_into_arg_any_call,
-        ),
-        ("model_return_load_arg", &mut p.return_load_arg),
-        ("model_throw", &mut p.throw),
-        ("model_links", &mut p.links),
-    ] {
-        for r in rows(prep, rel) {
-            map.entry(sym.id(&r[0])).or_default().push(num(&r[1])?);
-        }
+    // Models of one name and one argument index.
+    let mut by_index = |map: &mut HashMap<u32, Vec<i32>>, name: &str, index: i32| {
+        map.entry(sym.id(name)).or_default().push(index);
+    };
+    for r in prep.rows::<models::model_out_alloc>()? {
+        let r = r?;
+        by_index(&mut p.out_alloc, r.name, r.index);
     }
-    for (rel, map) in [
-        ("model_copy_contents", &mut p.copy_contents),
-        ("model_out_into_arg", &mut p.out_into_arg),
-    ] {
-        for r in rows(prep, rel) {
-            map.entry(sym.id(&r[0]))
-                .or_default()
-                .push((num(&r[1])?, num(&r[2])?));
-        }
+    for r in prep.rows::<models::model_return_arg>()? {
+        let r = r?;
+        by_index(&mut p.return_arg, r.name, r.index);
+    }
+    for r in prep.rows::<models::model_return_into_arg>()? {
+        let r = r?;
+        by_index(&mut p.return_into_arg, r.name, r.index);
+    }
+    for r in prep.rows::<models::model_return_into_arg_any_call>()? {
+        let r = r?;
+        by_index(&mut p.return_into_arg_any_call, r.name, r.index);
+    }
+    for r in prep.rows::<models::model_return_load_arg>()? {
+        let r = r?;
+        by_index(&mut p.return_load_arg, r.name, r.index);
+    }
+    for r in prep.rows::<models::model_throw>()? {
+        let r = r?;
+        by_index(&mut p.throw, r.name, r.index);
+    }
+    for r in prep.rows::<models::model_links>()? {
+        let r = r?;
+        by_index(&mut p.links, r.name, r.offset);
+    }
+    for r in prep.rows::<models::model_copy_contents>()? {
+        let r = r?;
+        p.copy_contents
+            .entry(sym.id(r.name))
+            .or_default()
+            .push((r.dst, r.src));
+    }
+    for r in prep.rows::<models::model_out_into_arg>()? {
+        let r = r?;
+        p.out_into_arg
+            .entry(sym.id(r.name))
+            .or_default()
+            .push((r.out, r.src));
     }
     Ok(p)
 }
 
 fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
-    let mut each = |rel: &str, f: &mut dyn FnMut(&mut Solver, &[&str]) -> Result<()>| {
-        facts.for_each_row(rel, |r| f(s, r))
-    };
-    each("function", &mut |s, r| {
-        let f = s.sym.id(r[0]);
+    for r in facts.rows::<rows::function>()? {
+        let f = s.sym.id(r?.func);
         s.functions.insert(f);
-        Ok(())
-    })?;
-    each("function_signature", &mut |s, r| {
-        let (f, t) = (s.sym.id(r[0]), s.sym.id(r[1]));
+    }
+    for r in facts.rows::<rows::function_signature>()? {
+        let r = r?;
+        let (f, t) = (s.sym.id(r.func), s.sym.id(r.ty));
         s.signature.insert(f, t);
-        Ok(())
-    })?;
-    each("pt_node_aggregate", &mut |s, r| {
-        let n = s.sym.id(r[0]);
+    }
+    for r in facts.rows::<rows::pt_node_aggregate>()? {
+        let n = s.sym.id(r?.node);
         s.aggregate.insert(n);
-        Ok(())
-    })?;
-    each("pt_address_of", &mut |s, r| {
-        let (n, o) = (s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_address_of>()? {
+        let r = r?;
+        let (n, o) = (s.sym.id(r.node), s.sym.id(r.obj));
         let n = s.node(n);
         for t in s.prep.linked.get(&o).cloned().unwrap_or_default() {
             let off = s.bounded(t, 0);
             s.add_loc(n, (t, off));
         }
-        Ok(())
-    })?;
-    each("pt_copy", &mut |s, r| {
-        let (t, f) = (s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_copy>()? {
+        let r = r?;
+        let (t, f) = (s.sym.id(r.to), s.sym.id(r.from));
         let (t, f) = (s.node(t), s.node(f));
         s.add_edge(f, Edge::Copy(t));
-        Ok(())
-    })?;
-    each("pt_field", &mut |s, r| {
-        let (ts, b) = (s.sym.id(r[1]), s.sym.id(r[2]));
-        let k = num(r[3])?;
+    }
+    for r in facts.rows::<rows::pt_field>()? {
+        let r = r?;
+        let (ts, b) = (s.sym.id(r.to), s.sym.id(r.base));
         let (t, b) = (s.node(ts), s.node(b));
         let e = if s.prep.looping.contains(&ts) {
             Edge::Unknown(t)
         } else {
-            Edge::Field(t, k)
+            Edge::Field(t, r.offset)
         };
         s.add_edge(b, e);
-        Ok(())
-    })?;
-    each("pt_offset_unknown", &mut |s, r| {
-        let (t, b) = (s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_offset_unknown>()? {
+        let r = r?;
+        let (t, b) = (s.sym.id(r.to), s.sym.id(r.base));
         let (t, b) = (s.node(t), s.node(b));
         s.add_edge(b, Edge::Unknown(t));
-        Ok(())
-    })?;
-    each("pt_load", &mut |s, r| {
-        let (ts, a) = (s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_load>()? {
+        let r = r?;
+        let (ts, a) = (s.sym.id(r.to), s.sym.id(r.addr));
         let whole = s.aggregate.contains(&ts);
         let (t, a) = (s.node(ts), s.node(a));
         s.add_trigger(a, Trigger::Load { to: t, whole });
-        Ok(())
-    })?;
-    each("pt_store", &mut |s, r| {
-        let (a, vs) = (s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_store>()? {
+        let r = r?;
+        let (a, vs) = (s.sym.id(r.addr), s.sym.id(r.value));
         let whole = s.aggregate.contains(&vs);
         let (a, v) = (s.node(a), s.node(vs));
         s.add_trigger(a, Trigger::Store { value: v, whole });
-        Ok(())
-    })?;
-    each("pt_initializer", &mut |s, r| {
-        let (g, off, ns) = (s.sym.id(r[0]), num(r[1])?, s.sym.id(r[2]));
-        let off = if s.aggregate.contains(&ns) { -1 } else { off };
+    }
+    for r in facts.rows::<rows::pt_initializer>()? {
+        let r = r?;
+        let (g, ns) = (s.sym.id(r.global), s.sym.id(r.node));
+        let off = if s.aggregate.contains(&ns) { -1 } else { r.offset };
         if off >= 0 {
             s.initialized_fields.insert(g);
         }
         let n = s.node(ns);
         let c = s.cell(g, off);
         s.add_edge(n, Edge::Copy(c));
-        Ok(())
-    })?;
-    each("pt_memcpy", &mut |s, r| {
-        let (i, d, src) = (s.sym.id(r[0]), s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_memcpy>()? {
+        let r = r?;
+        let (i, d, src) = (s.sym.id(r.instr), s.sym.id(r.dst), s.sym.id(r.src));
         let (d, src) = (s.node(d), s.node(src));
         s.memcpy(d, src, i);
-        Ok(())
-    })?;
-    each("pt_ptr_to_int", &mut |s, r| {
-        let n = s.sym.id(r[1]);
+    }
+    for r in facts.rows::<rows::pt_ptr_to_int>()? {
+        let n = s.sym.id(r?.node);
         let n = s.node(n);
         let ie = s.int_escaped;
         s.add_edge(n, Edge::Unknown(ie));
-        Ok(())
-    })?;
-    each("pt_int_to_ptr", &mut |s, r| {
-        let n = s.sym.id(r[1]);
+    }
+    for r in facts.rows::<rows::pt_int_to_ptr>()? {
+        let n = s.sym.id(r?.node);
         let n = s.node(n);
         let ie = s.int_escaped;
         s.add_edge(ie, Edge::Copy(n));
-        Ok(())
-    })?;
-    each("pt_va_start", &mut |s, r| {
-        let (l, f) = (s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_va_start>()? {
+        let r = r?;
+        let (l, f) = (s.sym.id(r.list), s.sym.id(r.func));
         let l = s.node(l);
         let va = s.new_node(None);
         s.add_loc(va, (f, -1));
@@ -1295,10 +1309,10 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
                 whole: true,
             },
         );
-        Ok(())
-    })?;
-    each("pt_va_arg", &mut |s, r| {
-        let (t, l) = (s.sym.id(r[1]), s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_va_arg>()? {
+        let r = r?;
+        let (t, l) = (s.sym.id(r.to), s.sym.id(r.list));
         let (t, l) = (s.node(t), s.node(l));
         let list = s.new_node(None);
         s.add_trigger(
@@ -1309,27 +1323,25 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
             },
         );
         s.add_trigger(list, Trigger::Load { to: t, whole: true });
-        Ok(())
-    })?;
-    each("pt_exception", &mut |s, r| {
-        let t = s.sym.id(r[1]);
+    }
+    for r in facts.rows::<rows::pt_exception>()? {
+        let t = s.sym.id(r?.to);
         let t = s.node(t);
         let thrown = s.thrown;
         s.add_edge(thrown, Edge::Copy(t));
-        Ok(())
-    })?;
-    each("pt_param", &mut |s, r| {
-        let (f, k, p) = (s.sym.id(r[0]), num(r[1])?, s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_param>()? {
+        let r = r?;
+        let (f, p) = (s.sym.id(r.func), s.sym.id(r.node));
         let p = s.node(p);
-        s.params.entry(f).or_default().push((k, p));
-        Ok(())
-    })?;
-    each("pt_return", &mut |s, r| {
-        let (f, v) = (s.sym.id(r[1]), s.sym.id(r[2]));
+        s.params.entry(f).or_default().push((r.index, p));
+    }
+    for r in facts.rows::<rows::pt_return>()? {
+        let r = r?;
+        let (f, v) = (s.sym.id(r.func), s.sym.id(r.node));
         let v = s.node(v);
         s.returns.entry(f).or_default().push(v);
-        Ok(())
-    })?;
+    }
     // Calls: operands first, then the callee triggers (which may fire at once).
     let mut call_index: HashMap<u32, u32> = HashMap::default();
     let mut index = |s: &mut Solver, c: u32| -> u32 {
@@ -1341,27 +1353,27 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         })
     };
     let mut callees = Vec::new();
-    facts.for_each_row("pt_call", |r| {
-        let (c, n) = (s.sym.id(r[0]), s.sym.id(r[1]));
+    for r in facts.rows::<rows::pt_call>()? {
+        let r = r?;
+        let (c, n) = (s.sym.id(r.instr), s.sym.id(r.callee));
         let i = index(s, c);
         let n = s.node(n);
         callees.push((i, n));
-        Ok(())
-    })?;
-    facts.for_each_row("pt_call_arg", |r| {
-        let (c, k, a) = (s.sym.id(r[0]), num(r[1])?, s.sym.id(r[2]));
+    }
+    for r in facts.rows::<rows::pt_call_arg>()? {
+        let r = r?;
+        let (c, a) = (s.sym.id(r.instr), s.sym.id(r.node));
         let i = index(s, c);
         let a = s.node(a);
-        s.call_args[i as usize].push((k, a));
-        Ok(())
-    })?;
-    facts.for_each_row("pt_call_result", |r| {
-        let (c, n) = (s.sym.id(r[0]), s.sym.id(r[1]));
+        s.call_args[i as usize].push((r.index, a));
+    }
+    for r in facts.rows::<rows::pt_call_result>()? {
+        let r = r?;
+        let (c, n) = (s.sym.id(r.instr), s.sym.id(r.node));
         let i = index(s, c);
         let n = s.node(n);
         s.call_result[i as usize] = Some(n);
-        Ok(())
-    })?;
+    }
     for g in s.prep.external_globals.clone() {
         let c = s.cell(g, -1);
         s.add_loc(c, (g, -1));
@@ -1442,10 +1454,10 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
         .collect();
     // Reachable functions: the roots, then along call edges from their instructions.
     let mut function_of: StdMap<String, String> = StdMap::new();
-    facts.for_each_row("instr_function", |r| {
-        function_of.insert(r[0].to_string(), r[1].to_string());
-        Ok(())
-    })?;
+    for r in facts.rows::<rows::instr_function>()? {
+        let r = r?;
+        function_of.insert(r.instr.to_string(), r.func.to_string());
+    }
     let mut callees: StdMap<String, Vec<String>> = StdMap::new();
     for e in &edges {
         if let Some(f) = function_of.get(&e[0]) {
@@ -1462,10 +1474,10 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
         }
     }
     let mut objects: Vec<Vec<String>> = Vec::new();
-    facts.for_each_row("pt_object", |r| {
-        objects.push(vec![r[0].to_string(), r[1].to_string()]);
-        Ok(())
-    })?;
+    for r in facts.rows::<rows::pt_object>()? {
+        let r = r?;
+        objects.push(vec![r.obj.to_string(), r.kind.to_string()]);
+    }
     for &(c, f) in &s.call_edges {
         let call = s.call_sym[c as usize];
         let has_result = s.call_result[c as usize].is_some();
