@@ -184,6 +184,9 @@ impl Analysis {
     /// A readable, compilation-independent name for an object: a global's or function's
     /// name, `stack:FUNC:%alloca`, `heap:CALLER>CALLEE@LINE`.
     fn label(&self, obj: &str) -> String {
+        if obj.starts_with("<static>:") {
+            return obj.to_string();
+        }
         if let Some(n) = self.facts.lookup("global_var_name", obj, 1).pop() {
             return n;
         }
@@ -609,6 +612,24 @@ fn unmodelled_externals_get_an_external_object() {
                 .iter()
                 .any(|r| r[0] == unwrap && r[1] == "external")
         );
+    });
+}
+
+#[test]
+fn library_static_storage_is_one_object_per_storage() {
+    let sources = &["static_storage_lib.c", "static_storage.c"];
+    for_both("static-storage", sources, |a| {
+        // gmtime and localtime share glibc's struct tm; asctime and ctime one buffer.
+        assert_set(a, "gmtime", a.sink("sink_gm"), &["<static>:tm"]);
+        assert_set(a, "localtime", a.sink("sink_local"), &["<static>:tm"]);
+        assert_set(a, "asctime", a.sink("sink_asc"), &["<static>:asctime"]);
+        assert_set(a, "ctime", a.sink("sink_ctime"), &["<static>:asctime"]);
+        // getenv's storage is one object, whichever module declares and calls it.
+        assert_set(a, "getenv", a.sink("sink_env"), &["<static>:getenv"]);
+        assert_set(a, "getenv in the other module", a.sink("sink_lib_env"), &["<static>:getenv"]);
+        for storage in ["<static>:tm", "<static>:asctime", "<static>:getenv"] {
+            assert!(a.out("object").iter().any(|r| r[0] == storage && r[1] == "external"));
+        }
     });
 }
 

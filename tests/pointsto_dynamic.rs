@@ -78,6 +78,7 @@ const SOUND: &[&[&str]] = &[
     &["link_app.c", "link_lib.c"],
     &["list.c"],
     &["memcpy.c"],
+    &["static_storage.c", "static_storage_lib.c"],
     &["varargs.c"],
     &["virtual.cpp"],
     &["wrappers.c"],

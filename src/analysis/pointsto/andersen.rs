@@ -144,7 +144,8 @@ struct Prep {
     return_into_arg: HashMap<u32, Vec<i32>>,
     return_into_arg_any_call: HashMap<u32, Vec<i32>>,
     return_load_arg: HashMap<u32, Vec<i32>>,
-    return_external: HashSet<u32>,
+    /// The `external` object of the library storage a call of the name returns.
+    static_storage: HashMap<u32, u32>,
     copy_contents: HashMap<u32, Vec<(i32, i32)>>,
     out_into_arg: HashMap<u32, Vec<(i32, i32)>>,
     /// Link-field offsets of node-linking functions (`model_links`).
@@ -175,7 +176,7 @@ pub const PREP_OUTPUTS: &[&str] = &[
     "model_return_into_arg",
     "model_return_into_arg_any_call",
     "model_return_load_arg",
-    "model_return_external",
+    "static_storage",
     "model_copy_contents",
     "model_out_into_arg",
     "model_throw",
@@ -757,11 +758,15 @@ impl Solver {
                     self.add_edge(loaded, Edge::Unknown(r));
                 }
             }
-            if self.prep.return_external.contains(&name) || self.prep.unmodelled.contains(&f) {
-                self.add_loc(r, (f, -1));
-                if self.external_objects.insert(f) {
-                    let cell = self.cell(f, -1);
-                    self.add_loc(cell, (f, -1));
+            let external = match self.prep.static_storage.get(&name) {
+                Some(&storage) => Some(storage),
+                None => self.prep.unmodelled.contains(&f).then_some(f),
+            };
+            if let Some(o) = external {
+                self.add_loc(r, (o, -1));
+                if self.external_objects.insert(o) {
+                    let cell = self.cell(o, -1);
+                    self.add_loc(cell, (o, -1));
                 }
             }
             if self.prep.unmodelled.contains(&f) {
@@ -1084,7 +1089,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         return_into_arg: HashMap::default(),
         return_into_arg_any_call: HashMap::default(),
         return_load_arg: HashMap::default(),
-        return_external: HashSet::default(),
+        static_storage: HashMap::default(),
         copy_contents: HashMap::default(),
         out_into_arg: HashMap::default(),
         links: HashMap::default(),
@@ -1155,8 +1160,9 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_alloc>()? {
         p.alloc.insert(sym.id(r?.name));
     }
-    for r in prep.rows::<models::model_return_external>()? {
-        p.return_external.insert(sym.id(r?.name));
+    for r in prep.rows::<prep_rows::static_storage>()? {
+        let r = r?;
+        p.static_storage.insert(sym.id(r.name), sym.id(r.obj));
     }
     // Models of one name and one argument index.
     let mut by_index = |map: &mut HashMap<u32, Vec<i32>>, name: &str, index: i32| {
