@@ -429,3 +429,71 @@ fn analyze_reports_findings_as_sarif() {
     assert_eq!(log["version"], "2.1.0");
     assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
 }
+
+#[test]
+fn analyze_runs_the_call_graph_rules_and_reports_their_notes() {
+    let dir = scratch("analyze-callgraph");
+    let app = compile_snippet(
+        &dir,
+        "app",
+        "int even(int n);\nint odd(int n) { return n == 0 ? 0 : even(n - 1); }\n\
+         int even(int n) { return n == 0 ? 1 : odd(n - 1); }\nint main(void) { return odd(3); }\n",
+        &["-O0", "-g"],
+    );
+    // A block no branch reaches: written in IR, since clang drops such blocks.
+    let dead = dir.join("dead.ll");
+    std::fs::write(
+        &dead,
+        "define i32 @f() {\nentry:\n  ret i32 0\norphan:\n  ret i32 1\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = llfacts()
+        .args(["analyze", "--analysis", "callgraph", "--engine", "builtin", "-o"])
+        .arg(&out)
+        .arg(&app)
+        .arg(&dead)
+        .output()
+        .unwrap();
+    // The unreachable block is a note: it is reported, and the run still succeeds.
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with(
+            "callgraph: 3 call_edge, 0 external_callee, 2 recursive, 1 unreachable_block; "
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1..],
+        [format!(
+            "{}: note: unreachable-block: no path from the function's entry reaches this block [dead:@f:%orphan]",
+            dead.display()
+        )]
+    );
+    assert_eq!(read_file(&out, "recursive.csv"), "app:@even\napp:@odd\n");
+    assert_eq!(read_file(&out, "unreachable_block.csv"), "dead:@f:%orphan\n");
+
+    let o = llfacts()
+        .args(["analyze", "--analysis", "callgraph", "--engine", "builtin", "--format", "sarif"])
+        .arg(&app)
+        .arg(&dead)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let log: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "unreachable-block");
+    assert_eq!(result["level"], "note");
+
+    // An output relation of another analysis is a usage error.
+    let o = llfacts()
+        .args(["analyze", "--analysis", "callgraph", "-o"])
+        .arg(&out)
+        .args(["--relations", "var_points_to"])
+        .arg(&app)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

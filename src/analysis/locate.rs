@@ -117,7 +117,7 @@ impl Locator {
 }
 
 /// A fact field as text for people: unescaped, invalid UTF-8 replaced.
-fn display(field: &str) -> String {
+pub fn display(field: &str) -> String {
     match unescape(field) {
         Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         None => field.to_string(),

@@ -15,6 +15,7 @@ pub mod rows;
 pub mod session;
 pub mod unit;
 
+pub mod callgraph;
 pub mod check;
 pub mod pointsto;
 
@@ -24,7 +25,7 @@ pub use session::Session;
 pub use unit::{Analysis, Options, Results};
 
 /// Every analysis `analyze` runs; the first is the default.
-pub static ANALYSES: &[&dyn Analysis] = &[&pointsto::ANDERSEN];
+pub static ANALYSES: &[&dyn Analysis] = &[&pointsto::ANDERSEN, &callgraph::CALLGRAPH];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Analysis> {

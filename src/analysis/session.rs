@@ -149,6 +149,11 @@ impl Tables {
         Ok(row::parse(&table.text))
     }
 
+    /// The declared column names of an output relation.
+    pub fn columns(&self, relation: &str) -> Result<&[String]> {
+        Ok(&self.table(relation)?.columns)
+    }
+
     /// The text of an output relation, one tuple per line.
     pub fn text(&self, relation: &str) -> Result<&str> {
         Ok(&self.table(relation)?.text)

@@ -3,10 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 
-use super::finding::Finding;
-use super::session::Session;
+use super::finding::{Finding, Severity};
+use super::locate::{Locator, display};
+use super::programs::RuleSource;
+use super::session::{Session, Tables};
+use crate::facts::row::split_fields;
+use crate::facts::writer::write_relations;
 
 /// What a command may pass to any analysis.
 #[derive(Clone, Debug, Default)]
@@ -17,7 +21,7 @@ pub struct Options {
     pub rules_only: bool,
 }
 
-/// An analysis as commands see it: declared once, in [`ANALYSES`].
+/// An analysis as commands see it: declared once, in `analysis::ANALYSES`.
 pub trait Analysis: Sync {
     /// `analyze --analysis NAME`.
     fn name(&self) -> &'static str;
@@ -42,3 +46,127 @@ pub trait Results {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
+
+/// An analysis that is one rule program: its outputs are the program's, its findings the
+/// rows of some of them. Most analyses are declared as one of these.
+pub struct RuleAnalysis {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The built-in rule file (`rules/NAME.dl`).
+    pub program: &'static str,
+    pub outputs: &'static [&'static str],
+    pub findings: &'static [FindingRule],
+}
+
+/// Which rows of an output are findings, and how they read.
+pub struct FindingRule {
+    pub relation: &'static str,
+    /// The rule id reports carry (`division-by-zero`).
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// The column that names the entity the finding is about (located through the facts).
+    pub entity: &'static str,
+    /// The message: `{column}` stands for the row's value of that column.
+    pub message: &'static str,
+}
+
+impl Analysis for RuleAnalysis {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+
+    fn outputs(&self) -> &'static [&'static str] {
+        self.outputs
+    }
+
+    fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
+        let source = RuleSource::builtin(self.program).with(&options.rules);
+        let tables = session.run(&source, self.outputs)?;
+        Ok(Box::new(RuleResults {
+            program: self.program,
+            outputs: self.outputs,
+            findings: self.findings,
+            tables,
+        }))
+    }
+}
+
+struct RuleResults {
+    program: &'static str,
+    outputs: &'static [&'static str],
+    findings: &'static [FindingRule],
+    tables: Tables,
+}
+
+impl RuleResults {
+    fn counts(&self) -> Result<Vec<(&'static str, usize)>> {
+        (self.outputs.iter())
+            .map(|&rel| Ok((rel, self.tables.text(rel)?.lines().count())))
+            .collect()
+    }
+}
+
+impl Results for RuleResults {
+    fn summary(&self, _: &Session) -> Result<String> {
+        let counts = self.counts()?;
+        let parts: Vec<String> = counts.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        Ok(parts.join(", "))
+    }
+
+    fn summary_json(&self, _: &Session) -> Result<serde_json::Value> {
+        let counts: serde_json::Map<String, serde_json::Value> = (self.counts()?.into_iter())
+            .map(|(r, n)| (r.to_string(), n.into()))
+            .collect();
+        Ok(serde_json::json!({ "relations": counts }))
+    }
+
+    fn findings(&self, session: &Session) -> Result<Vec<Finding>> {
+        let mut findings = Vec::new();
+        if self.findings.is_empty() {
+            return Ok(findings);
+        }
+        let locate = Locator::new(session.facts())?;
+        for spec in self.findings {
+            let columns = self.tables.columns(spec.relation)?;
+            let column = |name: &str| {
+                columns.iter().position(|c| c == name).ok_or_else(|| {
+                    anyhow!("{}: `{}` has no column `{name}`", self.program, spec.relation)
+                })
+            };
+            let entity = column(spec.entity)?;
+            for line in self.tables.text(spec.relation)?.lines() {
+                let fields: Vec<&str> = split_fields(line).collect();
+                let mut message = spec.message.to_string();
+                for (c, value) in columns.iter().zip(&fields) {
+                    message = message.replace(&format!("{{{c}}}"), &display(value));
+                }
+                let entity = fields.get(entity).copied().unwrap_or_default();
+                findings.push(Finding {
+                    rule: spec.rule.to_string(),
+                    entity: entity.to_string(),
+                    message,
+                    severity: spec.severity,
+                    location: locate.location(entity),
+                    module: locate.module(entity),
+                });
+            }
+        }
+        findings.sort();
+        Ok(findings)
+    }
+
+    fn write(&self, dir: &Path, relations: &[&str]) -> Result<()> {
+        write_relations(dir, relations, |rel, w| {
+            let text = self.tables.text(rel).map_err(std::io::Error::other)?;
+            w.write_all(text.as_bytes())
+        })
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

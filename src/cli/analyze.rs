@@ -10,14 +10,15 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 
 use llfacts::analysis::pointsto::Solution;
 use llfacts::analysis::report::{self, Format, Reporter};
-use llfacts::analysis::{ANALYSES, find};
+use llfacts::analysis::{ANALYSES, Severity, find};
 
 use super::options::{AnalysisOptions, FormatArg, Input, Quiet, Usage};
 
 /// Analyse a whole program: extract the inputs in memory (or read --facts), run the
 /// analysis, and report.
 ///
-/// Prints a summary (and the analysis' findings, if it has any: then the exit code is 1),
+/// Prints a summary and the analysis' findings, if it has any (the exit code is 1 if one
+/// is an error or a warning),
 /// and with -o writes the analysis' output relations as Soufflé does, one `<relation>.csv`
 /// file each. The default, andersen, runs rules/andersen.dl (inclusion-based,
 /// field-sensitive, call graph on the fly) over the modules as one program.
@@ -80,7 +81,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if input.frame.facts.is_none() {
         stage("extracting...");
     }
-    let (findings, skipped) = input.frame.run(&input.inputs, quiet, |session| {
+    let (failing, skipped) = input.frame.run(&input.inputs, quiet, |session| {
         stage(&format!("{name} ({})...", session.backend().name()));
         let results = analysis.run(session, &args.options.options())?;
         if progress {
@@ -125,12 +126,13 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
             }
             FormatArg::Sarif => print!("{}", report::render(&findings, reporter, Format::Sarif)),
         }
-        Ok(findings.len())
+        // Notes inform; errors and warnings are what a pipeline gates on.
+        Ok(findings.iter().any(|f| f.severity != Severity::Note))
     })?;
     skipped.into_result()?;
-    Ok(if findings == 0 {
-        ExitCode::SUCCESS
-    } else {
+    Ok(if failing {
         ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }

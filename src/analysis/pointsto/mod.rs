@@ -15,7 +15,8 @@ use super::programs::{Composed, RuleSource};
 use super::session::Session;
 use super::finding::Finding;
 use super::unit::{Analysis, Options, Results};
-use crate::facts::{FactSet, rows, unescape};
+use super::locate::display;
+use crate::facts::{FactSet, rows};
 use solution::Builder;
 pub use solution::Solution;
 
@@ -251,12 +252,6 @@ fn function_names(facts: &FactSet) -> Result<HashMap<&str, String>> {
         .collect()
 }
 
-fn display(field: &str) -> String {
-    unescape(field).map_or_else(
-        || field.to_string(),
-        |b| String::from_utf8_lossy(&b).into_owned(),
-    )
-}
 
 fn dot_quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
