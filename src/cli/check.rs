@@ -48,10 +48,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         eprintln!("llfacts: {e}");
     }
     let checks: BTreeSet<&str> = violations.iter().map(|v| v.rule.as_str()).collect();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     eprintln!(
-        "llfacts: {} violations of {} checks",
-        violations.len(),
-        checks.len()
+        "llfacts: {} of {}",
+        plural(violations.len(), "violation"),
+        plural(checks.len(), "check")
     );
     Ok(ExitCode::from(1))
 }

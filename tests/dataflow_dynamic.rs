@@ -1,0 +1,59 @@
+//! Dynamic soundness check of the dataflow rules (fixtures/dataflow/dynamic/validate.py):
+//! a program is compiled, analysed by rule files, and run instrumented; every
+//! `constant_value` must be what the value always was, and every `value_range` must hold
+//! every value computed. Here the checker is shown to find false claims.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::*;
+
+fn validate(args: &[&str], rules: &str, sources: &[&str]) -> Output {
+    let dynamic = repo().join("fixtures/dataflow/dynamic");
+    let mut cmd = Command::new("python3");
+    cmd.arg(dynamic.join("validate.py"))
+        .arg("--llfacts")
+        .arg(env!("CARGO_BIN_EXE_llfacts"))
+        .arg("--rules")
+        .arg(rules)
+        .args(args);
+    for s in sources {
+        cmd.arg(dynamic.join(s));
+    }
+    cmd.output().unwrap()
+}
+
+fn report(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn false_claims_are_found_on_a_run() {
+    let rules = repo().join("fixtures/dataflow/dynamic/wrong_claims.dl");
+    let o = validate(&["--mem2reg"], rules.to_str().unwrap(), &["claims.c"]);
+    let text = report(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    // Two claims of each kind were checked; one of each is false (wrong_claims.dl).
+    assert!(
+        text.contains("claims checked: constant_value 2, value_range 2;"),
+        "{text}"
+    );
+    let violations: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("violations:"))
+        .collect();
+    assert_eq!(
+        violations,
+        [
+            "violations: 2",
+            "  constant_value program:@bump:%2 = 8, run: [7, 7]",
+            "  value_range program:@twice:%2 in [7, 9], run: signed [6, 6], unsigned [6, 6]",
+        ],
+        "{text}"
+    );
+}
