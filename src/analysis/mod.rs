@@ -17,6 +17,7 @@ pub mod unit;
 
 pub mod callgraph;
 pub mod check;
+pub mod dtrans;
 pub mod pointsto;
 
 pub use backend::{Backend, EngineChoice};
