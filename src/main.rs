@@ -12,7 +12,8 @@ const EXAMPLES: &str = "Examples:
   llfacts schema > schema.dl                   declarations to include from Soufflé programs
   llfacts run rules/callgraph.dl -F facts/ -D -   evaluate rules, print the outputs
   llfacts analyze prog.bc --callgraph-dot cg.dot  points-to analysis and call graph
-  llfacts alias prog.bc main %p %q             may-alias or no-alias";
+  llfacts alias prog.bc main %p %q             may-alias or no-alias
+  llfacts dtrans prog.bc                       which struct layouts may change";
 
 /// Turn LLVM bitcode into Datalog facts for Soufflé, and evaluate Soufflé rules over them.
 #[derive(Parser)]
@@ -30,6 +31,7 @@ enum Command {
     Check(cli::check::CheckArgs),
     Analyze(cli::analyze::AnalyzeArgs),
     Alias(cli::alias::AliasArgs),
+    Dtrans(cli::dtrans::DtransArgs),
     /// The supervised reader process of `check`, `analyze` and `alias` (see isolate.rs).
     #[command(name = cli::read::READ, hide = true)]
     Read(cli::read::ReadArgs),
@@ -46,6 +48,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Check(args) => cli::check::run(args),
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Alias(args) => done(cli::alias::run(args)),
+        Command::Dtrans(args) => cli::dtrans::run(args),
         Command::Read(args) => done(cli::read::run(args)),
     }
 }

@@ -26,7 +26,8 @@ pub use session::Session;
 pub use unit::{Analysis, Options, Results};
 
 /// Every analysis `analyze` runs; the first is the default.
-pub static ANALYSES: &[&dyn Analysis] = &[&pointsto::ANDERSEN, &callgraph::CALLGRAPH];
+pub static ANALYSES: &[&dyn Analysis] =
+    &[&pointsto::ANDERSEN, &callgraph::CALLGRAPH, &dtrans::DTRANS];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Analysis> {

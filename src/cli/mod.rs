@@ -4,6 +4,7 @@
 pub mod alias;
 pub mod analyze;
 pub mod check;
+pub mod dtrans;
 pub mod extract;
 pub mod options;
 pub mod read;

@@ -1,4 +1,235 @@
-//! DTrans: which struct types' layouts may be transformed (`rules/dtrans.dl`), and what a
-//! transformation would gain.
+//! DTrans safety analysis (rules/dtrans.dl, docs/dtrans.md): per struct type, the safety
+//! conditions found in the whole program, the field summaries, and what they leave legal:
+//! reordering fields (and the padding it saves), deleting fields never read, splitting.
 
 pub mod layout;
+pub mod render;
+pub mod transform;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::finding::Finding;
+use super::locate::{Location, Locator};
+use super::programs::RuleSource;
+use super::rows::dtrans as out;
+use super::session::{Session, Tables};
+use super::unit::{Analysis, Options, Results};
+use crate::facts::rows as facts;
+use crate::facts::writer::write_relations;
+use layout::Layout;
+use transform::Verdict;
+
+pub static DTRANS: DTrans = DTrans;
+
+pub struct DTrans;
+
+const PROGRAM: &str = "rules/dtrans.dl";
+const OUTPUTS: &[&str] = &[
+    "dtrans_type",
+    "dtrans_safety",
+    "dtrans_safety_witness",
+    "dtrans_field_access",
+    "dtrans_field_value",
+    "dtrans_field_alloc",
+    "dtrans_whole_program",
+];
+
+impl Analysis for DTrans {
+    fn name(&self) -> &'static str {
+        "dtrans"
+    }
+
+    fn summary(&self) -> &'static str {
+        "DTrans safety conditions per struct type and the layout changes they allow (rules/dtrans.dl)"
+    }
+
+    fn outputs(&self) -> &'static [&'static str] {
+        OUTPUTS
+    }
+
+    fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
+        let source = RuleSource::builtin(PROGRAM).with(&options.rules);
+        let tables = session.run(&source, OUTPUTS)?;
+        let report = Report::new(session, &tables)?;
+        Ok(Box::new(DTransResults { tables, report }))
+    }
+}
+
+/// One condition of a type, with the entity that shows it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Condition {
+    pub name: String,
+    pub witness: String,
+    pub location: Option<Location>,
+}
+
+/// A field's summaries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldSummary {
+    pub index: i32,
+    pub ty: String,
+    pub offset: i32,
+    pub size: i32,
+    /// Of `read`, `write`, `complex`.
+    pub access: BTreeSet<String>,
+    /// `none`, `single` or `multiple`, and the single value.
+    pub value: (String, String),
+    /// Pointer fields: `top`, `single` or `bottom`, and the allocating function.
+    pub alloc: Option<(String, String)>,
+}
+
+/// Everything the analysis says about one struct type.
+#[derive(Clone, Debug)]
+pub struct TypeReport {
+    pub ty: String,
+    pub layout: Option<Layout>,
+    pub conditions: Vec<Condition>,
+    pub fields: Vec<FieldSummary>,
+    pub verdict: Verdict,
+}
+
+/// The whole program's report.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub types: Vec<TypeReport>,
+    /// Violated whole-program preconditions: (reason, entity, location).
+    pub whole_program: Vec<(String, String, Option<Location>)>,
+}
+
+impl Report {
+    fn new(session: &Session, tables: &Tables) -> Result<Report> {
+        let facts = session.facts();
+        let locate = Locator::new(facts)?;
+        let layouts = layout::layouts(facts)?;
+        let mut field_types: BTreeMap<(String, i32), String> = BTreeMap::new();
+        for r in facts.rows::<facts::struct_type_field>()? {
+            let r = r?;
+            field_types.insert((r.ty.to_string(), r.index), r.field.to_string());
+        }
+
+        let mut types: BTreeMap<String, TypeReport> = BTreeMap::new();
+        for r in tables.rows::<out::dtrans_type>()? {
+            let ty = r?.ty.to_string();
+            let layout = layouts.get(&ty).cloned();
+            let fields = (layout.iter().flat_map(|l| &l.fields))
+                .map(|f| FieldSummary {
+                    index: f.index,
+                    ty: f.ty.clone(),
+                    offset: f.offset,
+                    size: f.size,
+                    value: ("none".into(), String::new()),
+                    ..FieldSummary::default()
+                })
+                .collect();
+            types.insert(ty.clone(), TypeReport {
+                ty,
+                layout,
+                conditions: vec![],
+                fields,
+                verdict: Verdict::default(),
+            });
+        }
+
+        // One witness per condition: the first with a source location, else the first.
+        let mut witnesses: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        for r in tables.rows::<out::dtrans_safety_witness>()? {
+            let r = r?;
+            (witnesses.entry((r.ty.to_string(), r.condition.to_string())).or_default())
+                .push(r.entity.to_string());
+        }
+        for ((ty, name), entities) in witnesses {
+            let Some(t) = types.get_mut(&ty) else { continue };
+            let located = entities.iter().find_map(|e| locate.location(e).map(|l| (e, l)));
+            let (witness, location) = match located {
+                Some((e, l)) => (e.clone(), Some(l)),
+                None => (entities[0].clone(), None),
+            };
+            t.conditions.push(Condition { name, witness, location });
+        }
+
+        for r in tables.rows::<out::dtrans_field_access>()? {
+            let r = r?;
+            if let Some(f) = field_mut(&mut types, r.ty, r.field) {
+                f.access.insert(r.kind.to_string());
+            }
+        }
+        for r in tables.rows::<out::dtrans_field_value>()? {
+            let r = r?;
+            if let Some(f) = field_mut(&mut types, r.ty, r.field) {
+                f.value = (r.state.to_string(), super::locate::display(r.value));
+            }
+        }
+        for r in tables.rows::<out::dtrans_field_alloc>()? {
+            let r = r?;
+            if let Some(f) = field_mut(&mut types, r.ty, r.field) {
+                f.alloc = Some((r.state.to_string(), r.func.to_string()));
+            }
+        }
+
+        let mut whole_program = Vec::new();
+        for r in tables.rows::<out::dtrans_whole_program>()? {
+            let r = r?;
+            whole_program.push((r.reason.to_string(), r.entity.to_string(), locate.location(r.entity)));
+        }
+        let program_ok = whole_program.is_empty();
+
+        let mut types: Vec<TypeReport> = types.into_values().collect();
+        for t in &mut types {
+            t.verdict = transform::verdict(t, program_ok);
+        }
+        types.sort_by(|a, b| transform::usefulness(b).cmp(&transform::usefulness(a)).then(a.ty.cmp(&b.ty)));
+        Ok(Report { types, whole_program })
+    }
+}
+
+fn field_mut<'a>(
+    types: &'a mut BTreeMap<String, TypeReport>,
+    ty: &str,
+    index: i32,
+) -> Option<&'a mut FieldSummary> {
+    types.get_mut(ty)?.fields.iter_mut().find(|f| f.index == index)
+}
+
+struct DTransResults {
+    tables: Tables,
+    report: Report,
+}
+
+impl DTransResults {
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+}
+
+impl Results for DTransResults {
+    fn summary(&self, _: &Session) -> Result<String> {
+        Ok(render::summary_line(&self.report))
+    }
+
+    fn summary_json(&self, _: &Session) -> Result<serde_json::Value> {
+        Ok(render::json(&self.report))
+    }
+
+    fn findings(&self, _: &Session) -> Result<Vec<Finding>> {
+        Ok(vec![])
+    }
+
+    fn write(&self, dir: &Path, relations: &[&str]) -> Result<()> {
+        write_relations(dir, relations, |rel, w| {
+            let text = self.tables.text(rel).map_err(std::io::Error::other)?;
+            w.write_all(text.as_bytes())
+        })
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The report of a `dtrans` run, from the results `DTRANS.run` gave.
+pub fn report_of(results: &dyn Results) -> Option<&Report> {
+    results.as_any().downcast_ref::<DTransResults>().map(DTransResults::report)
+}

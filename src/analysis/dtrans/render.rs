@@ -1,0 +1,215 @@
+//! The DTrans report for people (text, useful types first) and for scripts (JSON).
+
+use std::fmt::Write;
+
+use serde_json::{Value, json};
+
+use super::{Condition, Report, TypeReport};
+use crate::analysis::locate::Location;
+
+/// `3 struct types: 1 free of conditions, 2 legal to reorder (saving 16 bytes per instance
+/// of each in all), ...`.
+pub fn summary_line(r: &Report) -> String {
+    let s = Summary::of(r);
+    let mut line = format!(
+        "{} struct types: {} without conditions, {} legal to reorder ({} saving padding, {} bytes per instance in all), {} with deletable fields, {} legal to split",
+        s.types, s.clean, s.reorderable, s.saving, s.saved_bytes, s.deletable, s.splittable
+    );
+    if !r.whole_program.is_empty() {
+        let _ = write!(line, "; whole-program preconditions fail ({})", r.whole_program.len());
+    }
+    line
+}
+
+struct Summary {
+    types: usize,
+    clean: usize,
+    reorderable: usize,
+    saving: usize,
+    saved_bytes: i64,
+    deletable: usize,
+    splittable: usize,
+    /// Conditions by the number of types they hold for, most frequent first.
+    frequent: Vec<(String, usize)>,
+}
+
+impl Summary {
+    fn of(r: &Report) -> Summary {
+        let v = || r.types.iter().map(|t| &t.verdict);
+        Summary {
+            types: r.types.len(),
+            clean: r.types.iter().filter(|t| t.conditions.is_empty()).count(),
+            reorderable: v().filter(|v| v.reorder_legal()).count(),
+            saving: v().filter(|v| v.reorder_saves.unwrap_or(0) > 0).count(),
+            saved_bytes: v().map(|v| i64::from(v.reorder_saves.unwrap_or(0))).sum(),
+            deletable: v().filter(|v| !v.deletable.is_empty()).count(),
+            splittable: v().filter(|v| v.split).count(),
+            frequent: frequent(r),
+        }
+    }
+}
+
+fn frequent(r: &Report) -> Vec<(String, usize)> {
+    let mut counts = std::collections::BTreeMap::new();
+    for c in r.types.iter().flat_map(|t| &t.conditions) {
+        *counts.entry(c.name.clone()).or_insert(0) += 1;
+    }
+    let mut counts: Vec<(String, usize)> = counts.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
+}
+
+/// A type id without its module (`m:%struct.node` → `%struct.node`).
+fn short(ty: &str) -> &str {
+    ty.find(":%").map_or(ty, |i| &ty[i + 1..])
+}
+
+fn at(location: &Option<Location>) -> String {
+    location
+        .as_ref()
+        .map(|l| format!(" at {}:{}", l.file, l.line))
+        .unwrap_or_default()
+}
+
+/// The text report: the summary, the whole-program preconditions, then one block per type.
+pub fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "dtrans: {}", summary_line(r));
+    let s = Summary::of(r);
+    if !s.frequent.is_empty() {
+        let top: Vec<String> = s.frequent.iter().take(5).map(|(c, n)| format!("{c} {n}")).collect();
+        let _ = writeln!(out, "  most frequent conditions (types): {}", top.join(", "));
+    }
+    for (reason, entity, location) in r.whole_program.iter().take(5) {
+        let _ = writeln!(out, "  precondition fails: {reason}: {entity}{}", at(location));
+    }
+    if r.whole_program.len() > 5 {
+        let _ = writeln!(out, "  ... and {} more", r.whole_program.len() - 5);
+    }
+    for t in &r.types {
+        out.push('\n');
+        type_text(&mut out, t);
+    }
+    out
+}
+
+fn type_text(out: &mut String, t: &TypeReport) {
+    let v = &t.verdict;
+    let shape = t.layout.as_ref().map_or("unsized".to_string(), |l| {
+        format!("{} bytes, {} fields", l.size, l.fields.len())
+    });
+    let _ = writeln!(out, "{} ({shape})  [{}]", short(&t.ty), t.ty);
+    if v.reorder_legal() {
+        let saves = v.reorder_saves.unwrap_or(0);
+        if saves > 0 {
+            let l = t.layout.as_ref().expect("a legal type has a layout");
+            let order: Vec<String> = l.reordered().iter().map(|i| i.to_string()).collect();
+            let _ = writeln!(
+                out,
+                "  reorder: legal, saves {saves} bytes per instance ({} -> {}; field order {})",
+                l.size,
+                l.reordered_size(),
+                order.join(" ")
+            );
+        } else {
+            let _ = writeln!(out, "  reorder: legal, no padding to save");
+        }
+        if v.deletable.is_empty() {
+            let _ = writeln!(out, "  delete: legal, every field is read");
+        } else {
+            let fields: Vec<String> = v.deletable.iter().map(|i| i.to_string()).collect();
+            let _ = writeln!(out, "  delete: legal for fields {} (never read)", fields.join(" "));
+        }
+        if v.split {
+            let _ = writeln!(out, "  split: legal");
+        } else {
+            let _ = writeln!(out, "  split: blocked by {}", v.split_blocked_by.join(", "));
+        }
+    } else {
+        let _ = writeln!(out, "  reorder, delete, split: blocked by {}", v.blocked_by.join(", "));
+    }
+    if t.conditions.is_empty() {
+        let _ = writeln!(out, "  conditions: none");
+    }
+    for c in &t.conditions {
+        let _ = writeln!(out, "  {}: {}{}", c.name, c.witness, at(&c.location));
+    }
+    for f in &t.fields {
+        let access: Vec<&str> = f.access.iter().map(String::as_str).collect();
+        let access = if access.is_empty() { "unused".to_string() } else { access.join(" ") };
+        let value = match f.value.0.as_str() {
+            "single" => format!("single value {}", f.value.1),
+            other => format!("{other} value"),
+        };
+        let alloc = match &f.alloc {
+            Some((state, func)) if state == "single" => format!("; allocated by {func} only"),
+            Some((state, _)) => format!("; alloc {state}"),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "  field {} {} @{}: {access}; {value}{alloc}",
+            f.index,
+            short(&f.ty),
+            f.offset
+        );
+    }
+}
+
+fn condition_json(c: &Condition) -> Value {
+    let mut v = json!({ "condition": c.name, "witness": c.witness });
+    if let Some(l) = &c.location {
+        v["location"] = json!({ "file": l.file, "line": l.line, "column": l.column });
+    }
+    v
+}
+
+/// The JSON report.
+pub fn json(r: &Report) -> Value {
+    let s = Summary::of(r);
+    let types: Vec<Value> = (r.types.iter())
+        .map(|t| {
+            let v = &t.verdict;
+            let fields: Vec<Value> = (t.fields.iter())
+                .map(|f| {
+                    let mut field = json!({
+                        "index": f.index, "type": f.ty, "offset": f.offset, "size": f.size,
+                        "access": f.access,
+                        "value": { "state": f.value.0, "value": f.value.1 },
+                    });
+                    if let Some((state, func)) = &f.alloc {
+                        field["alloc"] = json!({ "state": state, "function": func });
+                    }
+                    field
+                })
+                .collect();
+            json!({
+                "type": t.ty,
+                "size": t.layout.as_ref().map(|l| l.size),
+                "conditions": t.conditions.iter().map(condition_json).collect::<Vec<_>>(),
+                "fields": fields,
+                "reorder": {
+                    "legal": v.reorder_legal(),
+                    "saves_bytes": v.reorder_saves,
+                    "order": v.reorder_saves.and(t.layout.as_ref().map(|l| l.reordered())),
+                },
+                "delete": { "legal": v.reorder_legal(), "fields": v.deletable },
+                "split": { "legal": v.split, "blocked_by": v.split_blocked_by },
+                "blocked_by": v.blocked_by,
+            })
+        })
+        .collect();
+    let whole: Vec<Value> = (r.whole_program.iter())
+        .map(|(reason, entity, _)| json!({ "reason": reason, "entity": entity }))
+        .collect();
+    json!({
+        "summary": {
+            "types": s.types, "without_conditions": s.clean, "reorder_legal": s.reorderable,
+            "reorder_saving": s.saving, "reorder_saved_bytes": s.saved_bytes,
+            "with_deletable_fields": s.deletable, "split_legal": s.splittable,
+            "conditions": s.frequent.iter().map(|(c, n)| json!({ "condition": c, "types": n })).collect::<Vec<_>>(),
+        },
+        "whole_program": whole,
+        "types": types,
+    })
+}
