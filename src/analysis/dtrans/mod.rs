@@ -3,24 +3,24 @@
 //! reordering fields (and the padding it saves), deleting fields never read, splitting.
 
 pub mod layout;
+pub mod model;
 pub mod render;
 pub mod transform;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::Result;
 
 use super::finding::Finding;
-use super::locate::{Location, Locator};
+use super::locate::Locator;
 use super::programs::RuleSource;
 use super::rows::dtrans as out;
 use super::session::{Session, Tables};
 use super::unit::{Analysis, Options, Results};
 use crate::facts::rows as facts;
 use crate::facts::writer::write_relations;
-use layout::Layout;
-use transform::Verdict;
+pub use model::{Condition, FieldSummary, Report, TypeReport, Verdict};
 
 pub static DTRANS: DTrans = DTrans;
 
@@ -56,47 +56,6 @@ impl Analysis for DTrans {
         let report = Report::new(session, &tables)?;
         Ok(Box::new(DTransResults { tables, report }))
     }
-}
-
-/// One condition of a type, with the entity that shows it.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Condition {
-    pub name: String,
-    pub witness: String,
-    pub location: Option<Location>,
-}
-
-/// A field's summaries.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldSummary {
-    pub index: i32,
-    pub ty: String,
-    pub offset: i32,
-    pub size: i32,
-    /// Of `read`, `write`, `complex`.
-    pub access: BTreeSet<String>,
-    /// `none`, `single` or `multiple`, and the single value.
-    pub value: (String, String),
-    /// Pointer fields: `top`, `single` or `bottom`, and the allocating function.
-    pub alloc: Option<(String, String)>,
-}
-
-/// Everything the analysis says about one struct type.
-#[derive(Clone, Debug)]
-pub struct TypeReport {
-    pub ty: String,
-    pub layout: Option<Layout>,
-    pub conditions: Vec<Condition>,
-    pub fields: Vec<FieldSummary>,
-    pub verdict: Verdict,
-}
-
-/// The whole program's report.
-#[derive(Clone, Debug)]
-pub struct Report {
-    pub types: Vec<TypeReport>,
-    /// Violated whole-program preconditions: (reason, entity, location).
-    pub whole_program: Vec<(String, String, Option<Location>)>,
 }
 
 impl Report {

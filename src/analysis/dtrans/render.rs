@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use super::{Condition, Report, TypeReport};
+use super::model::{Condition, Report, TypeReport};
 use crate::analysis::locate::Location;
 
 /// `3 struct types: 1 free of conditions, 2 legal to reorder (saving 16 bytes per instance

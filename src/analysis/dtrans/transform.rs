@@ -1,7 +1,7 @@
 //! Which conditions block which layout transformation (docs/dtrans.md, "What a type is good
 //! for"), and the verdict for one type.
 
-use super::TypeReport;
+use super::model::{TypeReport, Verdict};
 
 /// Conditions that block every transformation: the type's layout is observed or its
 /// pointers are not all understood.
@@ -39,26 +39,6 @@ const BLOCKS_SPLIT: &[&str] = &[
     "ContainsNestedStruct",
     "HasCppHandling",
 ];
-
-/// What one transformation may do to a type.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Verdict {
-    /// The conditions (and whole-program preconditions) that block reordering and deleting.
-    pub blocked_by: Vec<String>,
-    /// Further conditions that block splitting.
-    pub split_blocked_by: Vec<String>,
-    /// Legal reorder: bytes saved per instance (0 when the order is already tight).
-    pub reorder_saves: Option<i32>,
-    /// Fields a legal deletion removes: never read, and their address never used.
-    pub deletable: Vec<i32>,
-    pub split: bool,
-}
-
-impl Verdict {
-    pub fn reorder_legal(&self) -> bool {
-        self.blocked_by.is_empty()
-    }
-}
 
 pub fn verdict(t: &TypeReport, whole_program_ok: bool) -> Verdict {
     let has = |list: &[&str]| -> Vec<String> {

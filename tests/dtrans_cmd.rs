@@ -1,0 +1,187 @@
+//! `llfacts dtrans` through the binary on fixtures/dtrans/program.c: the full report of
+//! every struct type (conditions, verdicts, field summaries), at -O2 without LLVM passes
+//! (the input DTrans is meant for) and at -O0; `-o`, `--facts`, and bad input.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+fn build(dir: &Path, flags: &[&str]) -> PathBuf {
+    let bc = dir.join("program.bc");
+    compile(&repo().join("fixtures/dtrans/program.c"), &bc, flags);
+    bc
+}
+
+fn report(bc: &Path) -> Value {
+    let o = llfacts().arg("dtrans").arg(bc).args(["--format", "json"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr_text(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn ty<'a>(report: &'a Value, name: &str) -> &'a Value {
+    let id = format!("program:%struct.{name}");
+    (report["types"].as_array().unwrap().iter())
+        .find(|t| t["type"] == id.as_str())
+        .unwrap_or_else(|| panic!("no {id} in {report:#}"))
+}
+
+fn conditions(t: &Value) -> BTreeSet<String> {
+    (t["conditions"].as_array().unwrap().iter())
+        .map(|c| c["condition"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// (state, value) of each field's single-value summary.
+fn values(t: &Value) -> Vec<(String, String)> {
+    (t["fields"].as_array().unwrap().iter())
+        .map(|f| {
+            let v = &f["value"];
+            (v["state"].as_str().unwrap().into(), v["value"].as_str().unwrap().into())
+        })
+        .collect()
+}
+
+fn single(v: &str) -> (String, String) {
+    ("single".into(), v.into())
+}
+
+fn multiple() -> (String, String) {
+    ("multiple".into(), String::new())
+}
+
+fn alloc_states(t: &Value) -> Vec<String> {
+    (t["fields"].as_array().unwrap().iter())
+        .filter_map(|f| f.get("alloc").map(|a| a["state"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// Every pointer local is an `alloca ptr` in both forms, so every type that a local
+/// pointer holds has LocalPtr, which blocks nothing.
+fn assert_program_report(r: &Value) {
+    assert_eq!(r["summary"]["types"], 7, "{r:#}");
+    assert_eq!(r["whole_program"].as_array().unwrap().len(), 0, "{r:#}");
+
+    // Heap nodes linked through their own fields, walked and freed: nothing unsafe.
+    // 4-byte key, 4 bytes of padding, pointer: sorting by alignment still needs 16 bytes.
+    for name in ["list_node", "tree"] {
+        let t = ty(r, name);
+        assert_eq!(conditions(t), set(&["LocalPtr"]), "{name}");
+        assert_eq!(t["reorder"]["legal"], true, "{name}");
+        assert_eq!(t["reorder"]["saves_bytes"], 0, "{name}");
+        assert_eq!(t["delete"]["fields"], serde_json::json!([]), "{name}: every field is read");
+        assert_eq!(t["split"]["legal"], true, "{name}");
+    }
+    // Keys come from parameters; links from parameters and calls that are no allocators.
+    assert_eq!(values(ty(r, "list_node")), vec![multiple(), multiple()]);
+    assert_eq!(alloc_states(ty(r, "list_node")), vec!["bottom"]);
+    assert_eq!(alloc_states(ty(r, "tree")), vec!["bottom", "bottom"]);
+
+    // A global instance with a non-zero initializer of function addresses, called through.
+    let ops = ty(r, "ops");
+    assert_eq!(conditions(ops), set(&["GlobalInstance", "HasFnPtr", "HasInitializerList"]));
+    assert_eq!(ops["reorder"]["legal"], false);
+    assert_eq!(ops["blocked_by"], serde_json::json!(["HasInitializerList"]));
+    assert_eq!(values(ops), vec![single("ptr @twice"), single("ptr @square")]);
+    let fnptr = (ops["conditions"].as_array().unwrap().iter())
+        .find(|c| c["condition"] == "HasFnPtr")
+        .unwrap();
+    assert!(fnptr["location"]["line"].as_i64().is_some(), "a witness with its line: {fnptr}");
+
+    // memset of the whole struct, then stores of computed values; memcpy of a whole point
+    // from another point: safe, and the copy makes the values unknown.
+    for name in ["stats", "point"] {
+        let t = ty(r, name);
+        assert_eq!(conditions(t), set(&["LocalPtr"]), "{name}");
+        assert_eq!(t["reorder"]["legal"], true, "{name}");
+        assert!(values(t).iter().all(|v| *v == multiple()), "{name}: {t:#}");
+    }
+
+    // The field written and never read is the one a deletion removes; constants stored once.
+    let record = ty(r, "record");
+    assert_eq!(conditions(record), set(&["LocalPtr"]));
+    assert_eq!(record["delete"]["fields"], serde_json::json!([1]));
+    assert_eq!(values(record), vec![single("i32 7"), single("i32 9"), single("ptr @.str")]);
+    assert_eq!(alloc_states(record), vec!["bottom"], "a string constant is no allocation");
+
+    // char, double, char, int: 24 bytes; double, int, char, char: 16.
+    let padded = ty(r, "padded");
+    assert_eq!(conditions(padded), set(&["LocalPtr"]));
+    assert_eq!(padded["reorder"]["saves_bytes"], 8);
+    assert_eq!(padded["reorder"]["order"], serde_json::json!([1, 3, 0, 2]));
+    assert_eq!(
+        values(padded),
+        vec![single("i8 97"), single("double 5.000000e-01"), single("i8 99"), single("i32 4")]
+    );
+    // Useful types first: the one whose reorder saves padding leads.
+    assert_eq!(r["types"][0]["type"], "program:%struct.padded");
+    assert_eq!(r["summary"]["reorder_saved_bytes"], 8);
+}
+
+#[test]
+fn full_report_without_llvm_passes() {
+    let dir = scratch("dtrans_cmd_nopasses");
+    let bc = build(&dir, &["-O2", "-Xclang", "-disable-llvm-passes", "-g"]);
+    assert_program_report(&report(&bc));
+}
+
+#[test]
+fn full_report_at_o0() {
+    let dir = scratch("dtrans_cmd_o0");
+    let bc = build(&dir, &["-O0", "-g"]);
+    assert_program_report(&report(&bc));
+}
+
+#[test]
+fn text_output_relations_and_facts() {
+    let dir = scratch("dtrans_cmd_text");
+    let bc = build(&dir, &["-O2", "-Xclang", "-disable-llvm-passes"]);
+    let out = dir.join("out");
+    let o = llfacts().arg("dtrans").arg(&bc).arg("-o").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", stderr_text(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.starts_with("dtrans: 7 struct types"), "{text}");
+    assert!(
+        text.contains("reorder: legal, saves 8 bytes per instance (24 -> 16; field order 1 3 0 2)"),
+        "{text}"
+    );
+    assert!(text.contains("delete: legal for fields 1 (never read)"), "{text}");
+    for rel in [
+        "dtrans_type",
+        "dtrans_safety",
+        "dtrans_safety_witness",
+        "dtrans_field_access",
+        "dtrans_field_value",
+        "dtrans_field_alloc",
+        "dtrans_whole_program",
+    ] {
+        assert!(out.join(format!("{rel}.csv")).exists(), "{rel}");
+    }
+    let safety = read_file(&out, "dtrans_safety.csv");
+    assert!(safety.contains("program:%struct.ops\tHasFnPtr\n"), "{safety}");
+
+    // The same report from facts extracted once.
+    let facts = dir.join("facts");
+    extract_ok(&[bc.clone()], &facts, &[]);
+    let o = llfacts().arg("dtrans").arg("--facts").arg(&facts).output().unwrap();
+    assert!(o.status.success(), "{}", stderr_text(&o));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), text);
+}
+
+#[test]
+fn bad_input_and_usage() {
+    let dir = scratch("dtrans_cmd_bad");
+    write_file(&dir, "bad.bc", "not bitcode");
+    let o = llfacts().arg("dtrans").arg(dir.join("bad.bc")).output().unwrap();
+    assert_one_line_error(&o, 1, &["bad.bc"]);
+    let bc = build(&dir, &["-O0"]);
+    let o = llfacts().arg("dtrans").arg(&bc).args(["--format", "sarif"]).output().unwrap();
+    assert_one_line_error(&o, 2, &["text or json"]);
+}
