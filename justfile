@@ -52,6 +52,7 @@ bench: setup
     python3 fixtures/bench/bench.py
     just bench-engine
     just bench-andersen
+    just bench-dtrans
 
 # Points-to benchmark: `llfacts analyze` on SQLite's amalgamation and Lua (sources from
 # crates.io), each at -O0 and after mem2reg; time, peak memory, average and maximum set.
@@ -65,3 +66,9 @@ bench-andersen limit="300":
 bench-engine runs="5" jobs="2":
     cargo build --release --quiet
     python3 fixtures/bench/engine_bench.py --runs {{runs}} --jobs {{jobs}}
+
+# DTrans benchmark: `llfacts dtrans` on SQLite's amalgamation and Lua at -O0, at -O2 without
+# LLVM passes and at -O2; time against extraction, peak memory, types and verdicts.
+bench-dtrans limit="600":
+    cargo build --release --quiet
+    python3 fixtures/bench/dtrans_bench.py --limit {{limit}}
