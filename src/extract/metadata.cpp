@@ -19,10 +19,11 @@ using namespace llvm;
 
 static Metadata *md(LLVMMetadataRef m) { return unwrap(m); }
 
-// The `!tbaa` (which 0) or `!tbaa.struct` (which 1) attachment of an instruction, or null.
+// The `!tbaa` (which 0) or `!tbaa.struct` (which 1, calls only) attachment of an
+// instruction, or null.
 extern "C" LLVMMetadataRef llfacts_instr_tbaa(LLVMValueRef i, int which) {
   const Instruction *I = unwrap<Instruction>(i);
-  if (!I->hasMetadata())
+  if (!I->hasMetadata() || (which == 1 && !isa<CallBase>(I)))
     return nullptr;
   return wrap(I->getMetadata(which == 0 ? LLVMContext::MD_tbaa : LLVMContext::MD_tbaa_struct));
 }
