@@ -248,6 +248,11 @@ fn debug_info_types_and_links_at_o0() {
     f.assert_has("di_member", &[&node, "1", "weight", &double, "64"]);
     f.assert_has("di_member", &[&node, "2", "in", &inner, "128"]);
     f.assert_has("di_member", &[&node, "5", "flags", &uint, "288"]);
+    // `unsigned flags : 3` is the only bit-field.
+    assert_eq!(
+        f.rows("di_member_bitfield").as_slice(),
+        [vec![node.clone(), "5".to_string(), "3".to_string()]]
+    );
     f.assert_has("di_member", &[&inner, "1", "i", &int, "32"]);
     let member = |name: &str| -> Vec<String> {
         let rows = f.rows("di_member");

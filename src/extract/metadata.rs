@@ -21,7 +21,9 @@
 
 use std::collections::BTreeMap;
 
-use llvm_sys::debuginfo::{LLVMDITypeGetName, LLVMDITypeGetSizeInBits};
+use llvm_sys::debuginfo::{
+    LLVMDIFlagBitField, LLVMDITypeGetFlags, LLVMDITypeGetName, LLVMDITypeGetSizeInBits,
+};
 use llvm_sys::prelude::*;
 
 use super::llvm::{Handle, PtrMap, PtrSet, bytes};
@@ -409,6 +411,11 @@ pub unsafe fn emit_metadata_facts(ctxs: &[ModuleCtx], used: Vec<Used>, out: &mut
                     let ty = st.di_id(module, ty);
                     if let Some(offset) = num(offset) {
                         fact!(out, di_member, id, k as i32, di_name(e), &ty, offset);
+                    }
+                    if LLVMDITypeGetFlags(e) & LLVMDIFlagBitField != 0
+                        && let Some(bits) = num(LLVMDITypeGetSizeInBits(e))
+                    {
+                        fact!(out, di_member_bitfield, id, k as i32, bits);
                     }
                 } else if tag == TAG_SUBRANGE {
                     let mut count = 0;

@@ -687,6 +687,8 @@ group metadata "Type metadata: TBAA (struct-path form, as clang emits from -O1 o
     di_type_base(node: symbol, base: symbol)
     "Data members (DW_TAG_member, and DW_TAG_inheritance for base classes) of structs, unions and classes: position in the composite's elements, name, type, and offset in bits (bit-fields at their bit)."
     di_member(composite: symbol, index: number, name: symbol, ty: symbol, offset: number)
+    "Bit-field members (by the position in `di_member`): their width in bits."
+    di_member_bitfield(composite: symbol, index: number, bits: number)
     "Array types: element count of each dimension (by position in the elements; dimensions of unknown size have none)."
     di_array_count(node: symbol, dim: number, len: number)
     "Subroutine types (DW_TAG_subroutine_type): the element types by position, 0 the return type (absent for `void`), then the parameters (a variadic function's trailing null has none)."
