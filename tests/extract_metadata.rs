@@ -420,3 +420,27 @@ fn metadata_facts_do_not_depend_on_jobs_or_shards() {
     }
     assert_eq!(f.rows("function_di_type").len(), 70);
 }
+
+/// Debug-info ids are content hashes cut at some depth: types that differ only behind a
+/// chain of unnamed nodes (pointers, qualifiers, subroutine types) still get distinct ids.
+#[test]
+fn types_that_differ_deep_behind_unnamed_nodes_have_distinct_ids() {
+    let dir = scratch("meta-deep");
+    let code = "struct a { int x; }; struct b { int x; };\n\
+                void (*p1)(int **);\n\
+                void (*p2)(char **);\n\
+                void (*p3)(int ***);\n\
+                void (*p4)(const int **);\n\
+                void (*p5)(struct a **);\n\
+                void (*p6)(struct b **);\n\
+                void (**p7)(struct a **);\n\
+                void (*p8)(int **, ...);\n";
+    let bc = compile_snippet(&dir, "deep", code, &["-O0", "-g"]);
+    let out = dir.join("facts");
+    extract_ok(&[bc], &out, &["-q"]);
+    let f = Facts::open(&out);
+    let ids: BTreeSet<String> = (1..=8)
+        .map(|i| f.one("global_var_di_type", &format!("deep:@p{i}"), 1))
+        .collect();
+    assert_eq!(ids.len(), 8, "{ids:?}");
+}

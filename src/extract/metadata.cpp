@@ -77,7 +77,7 @@ extern "C" const char *llfacts_dwarf_tag_name(unsigned tag, size_t *len) {
   return s.data();
 }
 
-// The fields of a node that are not operands, for its content hash: up to 6 numbers.
+// The fields of a node that are not operands, for its content hash: up to 8 numbers.
 extern "C" unsigned llfacts_md_fields(LLVMMetadataRef m, uint64_t *out) {
   Metadata *M = md(m);
   if (!M)
@@ -91,8 +91,15 @@ extern "C" unsigned llfacts_md_fields(LLVMMetadataRef m, uint64_t *out) {
     out[n++] = t->getSizeInBits();
     out[n++] = t->getOffsetInBits();
     out[n++] = t->getFlags();
+    out[n++] = t->getAlignInBits();
     if (auto *b = dyn_cast<DIBasicType>(t))
-      out[n - 1] ^= uint64_t(b->getEncoding()) << 40;
+      out[n++] = b->getEncoding();
+    else if (auto *s = dyn_cast<DISubroutineType>(t))
+      out[n++] = s->getCC(); // DW_CC_nocall once optimization drops the arguments
+    else if (auto *c = dyn_cast<DICompositeType>(t))
+      out[n++] = c->getRuntimeLang();
+    else if (auto *d = dyn_cast<DIDerivedType>(t))
+      out[n++] = d->getDWARFAddressSpace().value_or(~0u);
   } else if (auto *e = dyn_cast<DIEnumerator>(M)) {
     const APInt &v = e->getValue();
     out[n++] = v.getBitWidth() <= 64 ? v.getZExtValue() : v.getLoBits(64).getZExtValue();

@@ -9,9 +9,10 @@
 //! operands (strings and integers by value, nodes by their own hash). TBAA nodes form a DAG
 //! of uniqued nodes, hashed to any depth: equal ids are equal nodes. Debug-info types form
 //! cycles (a member's scope is its struct, a list node points to itself), so they are hashed
-//! to depth [`DI_DEPTH`], and scopes that are not types (files, compile units, subprograms,
-//! blocks) by their own fields and strings only: two nodes whose content agrees that far
-//! share an id (the same type described twice, as linked modules do).
+//! through [`DI_DEPTH`] levels of composite types, and scopes that are not types (files,
+//! compile units, subprograms, blocks) by their own fields and strings only: two nodes whose
+//! content agrees that far share an id (the same type described twice, as linked modules
+//! do; on SQLite no two nodes of one module share an id).
 //!
 //! Workers read metadata only through `metadata.cpp`, which reads the IR and creates no
 //! values, so no call here needs `lock_context`. Each worker records the TBAA and DI type
@@ -52,8 +53,14 @@ unsafe extern "C" {
     fn llfacts_global_di_vars(g: LLVMValueRef, out: *mut LLVMMetadataRef, max: u32) -> u32;
 }
 
-/// How deep debug-info nodes are hashed (see the module comment).
+/// How deep debug-info nodes are hashed (see the module comment): through at most
+/// `DI_DEPTH` composite types (structs, unions, classes, arrays, enumerations: every cycle
+/// passes through one), and at most `DI_CHAIN` other nodes (pointers, qualifiers, typedefs,
+/// members, subroutine types, tuples) from one composite to the next. Unnamed nodes carry
+/// little content of their own, so a depth counted in nodes would cut `void (*)(int **)`
+/// from `void (*)(char **)` before reaching the `int` and the `char`.
 pub const DI_DEPTH: u8 = 4;
+const DI_CHAIN: u8 = 12;
 /// A bound on TBAA hashing, against a malformed cyclic graph (the verifier rejects cycles
 /// only along the paths that accesses take).
 const TBAA_DEPTH: u8 = 64;
@@ -85,7 +92,7 @@ impl Used {
 #[derive(Default)]
 pub struct MdState {
     tbaa_hashes: PtrMap<LLVMMetadataRef, u64>,
-    di_hashes: PtrMap<(LLVMMetadataRef, u8), u64>,
+    di_hashes: PtrMap<(LLVMMetadataRef, u8, u8), u64>,
     pub used: Used,
 }
 
@@ -178,21 +185,28 @@ impl MdState {
         h
     }
 
-    unsafe fn di_hash(&mut self, m: LLVMMetadataRef, depth: u8) -> u64 {
-        if let Some(&h) = self.di_hashes.get(&(m, depth)) {
+    /// `depth` composite types may still be entered, and `chain` other nodes before the
+    /// next composite (see [`DI_DEPTH`]).
+    unsafe fn di_hash(&mut self, m: LLVMMetadataRef, depth: u8, chain: u8) -> u64 {
+        if let Some(&h) = self.di_hashes.get(&(m, depth, chain)) {
             return h;
         }
-        let container = unsafe { llfacts_di_is_container(m) } != 0;
+        let next = unsafe {
+            if llfacts_di_is_container(m) != 0 {
+                None
+            } else if llfacts_di_type_class(m) == COMPOSITE {
+                depth.checked_sub(1).map(|d| (d, DI_CHAIN))
+            } else {
+                chain.checked_sub(1).map(|c| (depth, c))
+            }
+        };
         let h = unsafe {
-            hash_node(m, |op| {
-                if container || depth == 0 {
-                    0
-                } else {
-                    self.di_hash(op, depth - 1)
-                }
+            hash_node(m, |op| match next {
+                Some((d, c)) => self.di_hash(op, d, c),
+                None => 0,
             })
         };
-        self.di_hashes.insert((m, depth), h);
+        self.di_hashes.insert((m, depth, chain), h);
         h
     }
 
@@ -204,7 +218,7 @@ impl MdState {
 
     pub unsafe fn di_id(&mut self, module: &Id, m: LLVMMetadataRef) -> Id {
         self.used.di.insert(Handle(m));
-        let h = unsafe { self.di_hash(m, DI_DEPTH) };
+        let h = unsafe { self.di_hash(m, DI_DEPTH, DI_CHAIN) };
         Id::concat(&[module.as_bytes(), b":!di:", &super::constants::hex_key(h)])
     }
 }

@@ -666,7 +666,7 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     other_constant(constant: symbol, kind: symbol)
 }
 
-group metadata "Type metadata: TBAA (struct-path form, as clang emits from -O1 on) and debug-info types (-g). Node ids are content hashes, `mod:!tbaa:<16 hex>` and `mod:!di:<16 hex>` (see extract/metadata.rs): the same in every run, for every -j; equal TBAA ids are the same node, and debug-info nodes whose content agrees to depth 4 share an id." {
+group metadata "Type metadata: TBAA (struct-path form, as clang emits from -O1 on) and debug-info types (-g). Node ids are content hashes, `mod:!tbaa:<16 hex>` and `mod:!di:<16 hex>` (see extract/metadata.rs): the same in every run, for every -j; equal TBAA ids are the same node, and debug-info nodes whose content agrees through 4 levels of composite types share an id." {
     "Instructions with a struct-path `!tbaa` access tag (loads, stores, atomics, memcpy/memset calls): the base type node, the access type node, and the byte offset of the access in the base type (tags whose offset does not fit a number are left out)."
     instr_tbaa(instr: symbol, base: symbol, access: symbol, offset: number)
     "Instructions whose access tag has the constant flag (a fourth operand, non-zero): the memory accessed is immutable."
