@@ -319,7 +319,7 @@ impl Worker<'_> {
                     let (name, line, column) = (&n.name[..], n.line, n.column);
                     fact!(self.out, variable_source_column, var, name, line, column);
                     if !n.ty.0.is_null() {
-                        let ty = self.md.di_id(&self.m.id, n.ty.0);
+                        let ty = self.md.di_id(&self.m.id, &self.m.di_hashes, n.ty.0);
                         let how = if n.address { "address" } else { "value" };
                         fact!(self.out, variable_di_type, var, name, how, &ty);
                     }

@@ -53,6 +53,8 @@ pub struct ModuleCtx {
     global_ids: PtrMap<Handle<LLVMValueRef>, Id>,
     /// Source-level variable names from llvm.dbg.* records, keyed by the described value.
     pub source_names: PtrMap<Handle<LLVMValueRef>, Vec<SourceName>>,
+    /// Content hashes of the DI types that globals, functions and variables name.
+    pub di_hashes: metadata::DiHashes,
     comdats: PtrMap<Handle<LLVMComdatRef>, Vec<u8>>,
     /// Serializes the few C API calls that create values in the LLVM context.
     context_lock: Mutex<()>,
@@ -96,12 +98,14 @@ impl ModuleCtx {
                     comdats.insert(Handle(c), llvm::name(g).to_vec());
                 }
             }
+            let source_names = source_names(m);
             ModuleCtx {
                 id: Id::new(&id),
                 raw_id: id,
                 raw: Handle(m),
                 global_ids,
-                source_names: source_names(m),
+                di_hashes: metadata::module_di_hashes(m, &source_names),
+                source_names,
                 comdats,
                 context_lock: Mutex::new(()),
             }
