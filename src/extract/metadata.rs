@@ -15,9 +15,11 @@
 //! do; on SQLite no two nodes of one module share an id).
 //!
 //! Workers read metadata only through `metadata.cpp`, which reads the IR and creates no
-//! values, so no call here needs `lock_context`. Each worker records the TBAA and DI type
-//! nodes its facts name; the graph facts are emitted once per module at its end (like the
-//! type facts), from the union over the workers, in id order.
+//! values, so no call here needs `lock_context`. The DI types that globals, functions and
+//! variables name are hashed once per context, in `ModuleCtx::new` ([`module_di_hashes`]).
+//! Each worker records the TBAA and DI type nodes its facts name; the graph facts are
+//! emitted once per module at its end (like the type facts), from the union over the
+//! workers, in id order.
 #![allow(clippy::missing_safety_doc)]
 
 use std::collections::BTreeMap;
