@@ -95,8 +95,13 @@ impl Used {
 pub struct MdState {
     tbaa_hashes: PtrMap<LLVMMetadataRef, u64>,
     di_hashes: PtrMap<(LLVMMetadataRef, u8, u8), u64>,
+    /// Access tags seen: (base id, access id, offset if it fits, constant flag), or None
+    /// for a tag that is not in struct-path form. Tags recur across a function's accesses.
+    tags: PtrMap<LLVMMetadataRef, Option<Tag>>,
     pub used: Used,
 }
+
+type Tag = (Id, Id, Option<i32>, bool);
 
 /// FNV-1a 64, fed piecewise.
 struct Fnv(u64);
@@ -212,6 +217,20 @@ impl MdState {
         h
     }
 
+    /// What an access tag says, for [`Worker::tbaa`].
+    unsafe fn tag(&mut self, module: &Id, tag: LLVMMetadataRef) -> Option<Tag> {
+        unsafe {
+            if !is_node(tag) {
+                return None;
+            }
+            let (base, access, offset) = struct_path_tag(tag)?;
+            let (base, access) = (self.tbaa_id(module, base), self.tbaa_id(module, access));
+            let constant = llfacts_md_num_operands(tag) >= 4
+                && md_int(llfacts_md_operand(tag, 3)).is_some_and(|c| c != 0);
+            Some((base, access, num(offset), constant))
+        }
+    }
+
     pub unsafe fn tbaa_id(&mut self, module: &Id, m: LLVMMetadataRef) -> Id {
         self.used.tbaa.insert(Handle(m));
         let h = unsafe { self.tbaa_hash(m, TBAA_DEPTH) };
@@ -236,17 +255,22 @@ impl Worker<'_> {
         unsafe {
             let module = &self.m.id;
             let tag = llfacts_instr_tbaa(instr, 0);
-            if is_node(tag)
-                && let Some((base, access, offset)) = struct_path_tag(tag)
-            {
-                let base = self.md.tbaa_id(module, base);
-                let access = self.md.tbaa_id(module, access);
-                if let Some(offset) = num(offset) {
-                    fact!(self.out, instr_tbaa, id, &base, &access, offset);
-                }
-                let ops = llfacts_md_num_operands(tag);
-                if ops >= 4 && md_int(llfacts_md_operand(tag, 3)).is_some_and(|c| c != 0) {
-                    fact!(self.out, instr_tbaa_const, id);
+            if !tag.is_null() {
+                let known = match self.md.tags.get(&tag) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let known = self.md.tag(module, tag);
+                        self.md.tags.insert(tag, known.clone());
+                        known
+                    }
+                };
+                if let Some((base, access, offset, constant)) = known {
+                    if let Some(offset) = offset {
+                        fact!(self.out, instr_tbaa, id, &base, &access, offset);
+                    }
+                    if constant {
+                        fact!(self.out, instr_tbaa_const, id);
+                    }
                 }
             }
             let ts = llfacts_instr_tbaa(instr, 1);
