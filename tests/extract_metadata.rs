@@ -47,9 +47,19 @@ fn instrs(f: &Facts, func: &str, opcode: &str) -> Vec<String> {
 fn tbaa_names(f: &Facts) -> BTreeMap<String, String> {
     let mut by_name = BTreeMap::new();
     for r in f.rows("tbaa_type").iter() {
-        let hex = r[0].strip_prefix("metadata:!tbaa:").expect("a TBAA node id");
-        assert!(hex.len() == 16 && hex.bytes().all(|c| c.is_ascii_hexdigit()), "{}", r[0]);
-        assert!(by_name.insert(r[1].clone(), r[0].clone()).is_none(), "two {}", r[1]);
+        let hex = r[0]
+            .strip_prefix("metadata:!tbaa:")
+            .expect("a TBAA node id");
+        assert!(
+            hex.len() == 16 && hex.bytes().all(|c| c.is_ascii_hexdigit()),
+            "{}",
+            r[0]
+        );
+        assert!(
+            by_name.insert(r[1].clone(), r[0].clone()).is_none(),
+            "two {}",
+            r[1]
+        );
     }
     by_name
 }
@@ -256,7 +266,10 @@ fn debug_info_types_and_links_at_o0() {
     f.assert_has("di_member", &[&inner, "1", "i", &int, "32"]);
     let member = |name: &str| -> Vec<String> {
         let rows = f.rows("di_member");
-        rows.iter().find(|r| r[0] == node && r[2] == name).unwrap().clone()
+        rows.iter()
+            .find(|r| r[0] == node && r[2] == name)
+            .unwrap()
+            .clone()
     };
     let next = member("next");
     assert_eq!(next[1..], ["3", "next", &next[3], "192"]);
@@ -365,7 +378,10 @@ fn constant_tags_atomics_and_old_scalar_tags() {
         hits[0].clone()
     };
     let omnipotent = t("omnipotent char");
-    f.assert_has("instr_tbaa", &["tbaa:@read_const:%0:0", &t("long"), &t("long"), "0"]);
+    f.assert_has(
+        "instr_tbaa",
+        &["tbaa:@read_const:%0:0", &t("long"), &t("long"), "0"],
+    );
     assert_eq!(
         f.rows("instr_tbaa_const").as_slice(),
         [vec!["tbaa:@read_const:%0:0".to_string()]]
@@ -415,7 +431,13 @@ fn metadata_facts_do_not_depend_on_jobs_or_shards() {
     let bc = compile_snippet(&dir, "many", &code, &["-O2", "-g"]);
     let dirs = same_bytes_for_jobs(&[bc], &dir.join("j"), &["1", "2", "3"]);
     let f = Facts::open(&dirs[0]);
-    for rel in ["instr_tbaa", "tbaa_member", "di_member", "variable_di_type", "function_di_type"] {
+    for rel in [
+        "instr_tbaa",
+        "tbaa_member",
+        "di_member",
+        "variable_di_type",
+        "function_di_type",
+    ] {
         assert!(!f.rows(rel).is_empty(), "{rel}");
     }
     assert_eq!(f.rows("function_di_type").len(), 70);

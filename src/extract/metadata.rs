@@ -294,7 +294,15 @@ impl Worker<'_> {
                     None => triple[2],
                 };
                 let access = self.md.tbaa_id(module, access);
-                fact!(self.out, instr_tbaa_struct, id, k as i32, offset, size, &access);
+                fact!(
+                    self.out,
+                    instr_tbaa_struct,
+                    id,
+                    k as i32,
+                    offset,
+                    size,
+                    &access
+                );
             }
         }
     }
@@ -346,7 +354,11 @@ pub unsafe fn module_di_hashes(
         for g in super::llvm::globals(m) {
             let mut vars = [std::ptr::null_mut(); 8];
             let n = llfacts_global_di_vars(g, vars.as_mut_ptr(), vars.len() as u32) as usize;
-            roots.extend(vars[..n.min(vars.len())].iter().map(|&v| llfacts_di_variable_type(v)));
+            roots.extend(
+                vars[..n.min(vars.len())]
+                    .iter()
+                    .map(|&v| llfacts_di_variable_type(v)),
+            );
         }
         // In node order, not the map's: the memo makes any order give the same hashes, but
         // a fixed one keeps the work the same from run to run.
@@ -369,9 +381,7 @@ pub unsafe fn module_di_hashes(
 /// A struct-path access tag's (base type, access type, offset); None for the old scalar
 /// form (`!{!"int", !parent}`), whose first operand is a string (LLVM's readers upgrade
 /// such tags to `!{T, T, i64 0}`, so they come only from modules built in memory).
-unsafe fn struct_path_tag(
-    tag: LLVMMetadataRef,
-) -> Option<(LLVMMetadataRef, LLVMMetadataRef, i64)> {
+unsafe fn struct_path_tag(tag: LLVMMetadataRef) -> Option<(LLVMMetadataRef, LLVMMetadataRef, i64)> {
     unsafe {
         if llfacts_md_num_operands(tag) < 3 {
             return None;
@@ -527,7 +537,13 @@ unsafe fn tbaa_members(m: LLVMMetadataRef) -> Vec<(usize, LLVMMetadataRef, i64)>
             .chunks(2)
             .enumerate()
             .filter(|(_, pair)| is_node(pair[0]))
-            .map(|(k, pair)| (k, pair[0], pair.get(1).and_then(|&o| md_int(o)).unwrap_or(0)))
+            .map(|(k, pair)| {
+                (
+                    k,
+                    pair[0],
+                    pair.get(1).and_then(|&o| md_int(o)).unwrap_or(0),
+                )
+            })
             .collect()
     }
 }

@@ -292,7 +292,13 @@ pub type Progress<'a> = dyn FnMut(usize, usize) + Send + 'a;
 
 /// A finished run: its facts, its shard, the types and metadata nodes it used there, its
 /// instructions.
-type Done = (FactBuf, usize, Vec<Handle<LLVMTypeRef>>, metadata::Used, usize);
+type Done = (
+    FactBuf,
+    usize,
+    Vec<Handle<LLVMTypeRef>>,
+    metadata::Used,
+    usize,
+);
 
 /// Runs finished out of order wait here until the runs before them are handed on.
 struct InOrder {
