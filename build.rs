@@ -1,4 +1,5 @@
-//! Compiles `src/extract/attr_text.cpp` and `src/extract/shards.cpp`, the C++ entry points
+//! Compiles `src/extract/attr_text.cpp`, `src/extract/shards.cpp` and
+//! `src/extract/metadata.cpp`, the C++ entry points
 //! the extractor needs (see there), against the same LLVM as llvm-sys; and embeds the rule
 //! files of `rules/` with a typed row struct per declared relation (`analysis::programs`,
 //! `analysis::rows`), so that a new rule file needs no list to be edited.
@@ -12,6 +13,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
     println!("cargo:rerun-if-changed=src/extract/attr_text.cpp");
     println!("cargo:rerun-if-changed=src/extract/shards.cpp");
+    println!("cargo:rerun-if-changed=src/extract/metadata.cpp");
     let mut build = cc::Build::new();
     // A fresh machine has gcc but maybe no g++; LLVM's own clang++ comes with clang-19.
     let clangxx = std::path::Path::new(&prefix).join("bin/clang++");
@@ -29,6 +31,7 @@ fn main() {
         .define("__STDC_LIMIT_MACROS", None)
         .file("src/extract/attr_text.cpp")
         .file("src/extract/shards.cpp")
+        .file("src/extract/metadata.cpp")
         .compile("llfacts_attr_text");
 }
 

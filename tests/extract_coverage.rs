@@ -5,7 +5,6 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use common::*;
 use llfacts::facts::registry::RELATIONS;
@@ -243,31 +242,6 @@ fn counts_agree_with_an_independent_reader() {
 fn output_is_byte_identical_for_every_job_count() {
     let base = scratch("jobs");
     same_bytes_for_jobs(&all_fixtures(), &base.join("j"), &["1", "2", "3", "8"]);
-}
-
-/// Extracts `inputs` once per job count into `PREFIX<jobs>` and asserts every relation
-/// file is byte-identical across them; returns the directories.
-fn same_bytes_for_jobs(inputs: &[PathBuf], prefix: &Path, jobs: &[&str]) -> Vec<PathBuf> {
-    let dirs: Vec<PathBuf> = jobs
-        .iter()
-        .map(|j| {
-            let dir = PathBuf::from(format!("{}{j}", prefix.display()));
-            extract_ok(inputs, &dir, &["-q", "--jobs", j]);
-            dir
-        })
-        .collect();
-    for rel in RELATIONS {
-        let file = format!("{}.facts", rel.name);
-        let first = std::fs::read(dirs[0].join(&file)).unwrap();
-        for d in &dirs[1..] {
-            assert!(
-                first == std::fs::read(d.join(&file)).unwrap(),
-                "{file} differs in {}",
-                d.display()
-            );
-        }
-    }
-    dirs
 }
 
 /// A function far larger than the others, late in the module: its run is extracted first

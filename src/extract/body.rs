@@ -318,6 +318,11 @@ impl Worker<'_> {
                     fact!(self.out, variable_source_name, var, &n.name[..], n.line);
                     let (name, line, column) = (&n.name[..], n.line, n.column);
                     fact!(self.out, variable_source_column, var, name, line, column);
+                    if !n.ty.0.is_null() {
+                        let ty = self.md.di_id(&self.m.id, &self.m.di_hashes, n.ty.0);
+                        let how = if n.address { "address" } else { "value" };
+                        fact!(self.out, variable_di_type, var, name, how, &ty);
+                    }
                 }
             }
         }
@@ -341,6 +346,7 @@ impl Worker<'_> {
                 self.variable(func, instr, var);
             }
             self.debug_loc(id, instr);
+            self.tbaa(id, instr);
 
             // Operand ids, by LLVM's operand position.
             let raw_ops = llvm::operands(instr);

@@ -392,13 +392,13 @@ fn metadata_operand(printed: Vec<u8>) -> Vec<u8> {
     [&b"metadata "[..], &printed[..end]].concat()
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
 
-fn hex_key(h: u64) -> [u8; 16] {
+pub(super) fn hex_key(h: u64) -> [u8; 16] {
     let mut out = [0; 16];
     for (i, o) in out.iter_mut().enumerate() {
         *o = b"0123456789abcdef"[(h >> (60 - 4 * i)) as usize & 15];

@@ -127,6 +127,7 @@ impl Worker<'_> {
             }
             let value_ty = self.types.id(LLVMGlobalGetValueType(g));
             fact!(self.out, global_var_value_type, id, value_ty);
+            self.global_di(id, g);
             fact!(
                 self.out,
                 global_var_linkage,
@@ -262,6 +263,7 @@ impl Worker<'_> {
                     LLVMDISubprogramGetLine(sp) as i32
                 );
             }
+            self.function_di(id, f);
             if fname.starts_with(b"llvm.") {
                 fact!(self.out, function_intrinsic, id);
             }

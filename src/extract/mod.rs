@@ -20,6 +20,7 @@ mod driver;
 mod globals;
 mod input;
 pub mod llvm;
+mod metadata;
 mod pointsto;
 mod types;
 
@@ -52,6 +53,8 @@ pub struct ModuleCtx {
     global_ids: PtrMap<Handle<LLVMValueRef>, Id>,
     /// Source-level variable names from llvm.dbg.* records, keyed by the described value.
     pub source_names: PtrMap<Handle<LLVMValueRef>, Vec<SourceName>>,
+    /// Content hashes of the DI types that globals, functions and variables name.
+    pub di_hashes: metadata::DiHashes,
     comdats: PtrMap<Handle<LLVMComdatRef>, Vec<u8>>,
     /// Serializes the few C API calls that create values in the LLVM context.
     context_lock: Mutex<()>,
@@ -95,12 +98,14 @@ impl ModuleCtx {
                     comdats.insert(Handle(c), llvm::name(g).to_vec());
                 }
             }
+            let source_names = source_names(m);
             ModuleCtx {
                 id: Id::new(&id),
                 raw_id: id,
                 raw: Handle(m),
                 global_ids,
-                source_names: source_names(m),
+                di_hashes: metadata::module_di_hashes(m, &source_names),
+                source_names,
                 comdats,
                 context_lock: Mutex::new(()),
             }
@@ -125,11 +130,15 @@ impl ModuleCtx {
     }
 }
 
-/// A source-level name of a value: name, declaration line and column.
+/// A source-level name of a value: name, declaration line and column, the variable's DI
+/// type (null when it has none), and whether the value is the variable's address
+/// (llvm.dbg.declare) or its value.
 pub struct SourceName {
     pub name: Vec<u8>,
     pub line: i32,
     pub column: i32,
+    pub ty: Handle<LLVMMetadataRef>,
+    pub address: bool,
 }
 
 /// Source variable names: the value each llvm.dbg.declare/value/assign describes, with the
@@ -186,12 +195,17 @@ unsafe fn source_names(m: LLVMModuleRef) -> PtrMap<Handle<LLVMValueRef>, Vec<Sou
                     } else {
                         LLVMDILocationGetColumn(loc) as i32
                     };
+                    let ty = metadata::llfacts_di_variable_type(LLVMValueAsMetadata(variable));
+                    let callee = llvm::name(LLVMGetCalledValue(i));
+                    let address = callee.starts_with(b"llvm.dbg.declare");
                     let entry = names.entry(Handle(described)).or_default();
                     if !entry.iter().any(|n| n.name == text && n.line == line) {
                         entry.push(SourceName {
                             name: text.to_vec(),
                             line,
                             column,
+                            ty: Handle(ty),
+                            address,
                         });
                     }
                 }
@@ -215,6 +229,7 @@ pub struct Worker<'m> {
     spellings: PtrMap<LLVMValueRef, std::rc::Rc<constants::Spelling>>,
     type_texts: PtrMap<LLVMTypeRef, std::rc::Rc<[u8]>>,
     pt: pointsto::PtState,
+    md: metadata::MdState,
 }
 
 impl<'m> Worker<'m> {
@@ -229,6 +244,7 @@ impl<'m> Worker<'m> {
             spellings: PtrMap::default(),
             type_texts: PtrMap::default(),
             pt: Default::default(),
+            md: Default::default(),
         }
     }
 }
@@ -274,8 +290,15 @@ pub type Sink<'a> = dyn FnMut(FactBuf) -> Result<()> + Send + 'a;
 /// Progress: defined functions done, and in all.
 pub type Progress<'a> = dyn FnMut(usize, usize) + Send + 'a;
 
-/// A finished run: its facts, its shard, the types it used there, its instructions.
-type Done = (FactBuf, usize, Vec<Handle<LLVMTypeRef>>, usize);
+/// A finished run: its facts, its shard, the types and metadata nodes it used there, its
+/// instructions.
+type Done = (
+    FactBuf,
+    usize,
+    Vec<Handle<LLVMTypeRef>>,
+    metadata::Used,
+    usize,
+);
 
 /// Runs finished out of order wait here until the runs before them are handed on.
 struct InOrder {
@@ -284,6 +307,7 @@ struct InOrder {
     waiting: std::collections::BTreeMap<usize, Done>,
     /// Per shard.
     used_types: Vec<PtrSet<Handle<LLVMTypeRef>>>,
+    used_md: Vec<metadata::Used>,
     counts: Counts,
     failed: Option<anyhow::Error>,
 }
@@ -319,10 +343,11 @@ fn hand_on(
             let (facts, next, failed) = {
                 let mut st = locked(state);
                 let st = &mut *st;
-                let Some((facts, shard, types, n)) = st.waiting.remove(&st.next) else {
+                let Some((facts, shard, types, md, n)) = st.waiting.remove(&st.next) else {
                     break;
                 };
                 st.used_types[shard].extend(types);
+                st.used_md[shard].extend(md);
                 st.counts.instructions += n;
                 st.next += 1;
                 moved.notify_all();
@@ -451,6 +476,7 @@ pub fn extract_module(
             next: 0,
             waiting: Default::default(),
             used_types,
+            used_md: (0..k).map(|_| Default::default()).collect(),
             counts: Counts {
                 functions: defined,
                 instructions: 0,
@@ -475,7 +501,8 @@ pub fn extract_module(
                             if i == 0 {
                                 let mut head = Worker::new(&ctxs[0]);
                                 head.globals(path);
-                                return (head.out, 0, head.types.used.into_iter().collect(), 0);
+                                let types = head.types.used.into_iter().collect();
+                                return (head.out, 0, types, head.md.used, 0);
                             }
                             let r = i - 1;
                             let shard = owner.get(r).copied().unwrap_or(0);
@@ -492,6 +519,7 @@ pub fn extract_module(
                                 w.out,
                                 shard,
                                 w.types.used.into_iter().collect(),
+                                w.md.used,
                                 instructions,
                             )
                         }));
@@ -516,12 +544,13 @@ pub fn extract_module(
         if let Some(e) = st.failed {
             return Err(e);
         }
-        let (counts, used_types) = (st.counts, st.used_types);
+        let (counts, used_types, used_md) = (st.counts, st.used_types, st.used_md);
         let sink = output.into_inner().unwrap_or_else(|e| e.into_inner()).sink;
 
         let mut type_facts = FactBuf::new();
         let used: Vec<_> = ctxs.iter().map(|c| c.raw()).zip(used_types).collect();
         types::emit_type_facts(&used, &ctxs[0].raw_id, emitted_types, &mut type_facts);
+        metadata::emit_metadata_facts(&ctxs, used_md, &mut type_facts);
         sink(type_facts)?;
         Ok(counts)
     }

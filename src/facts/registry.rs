@@ -666,6 +666,41 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     other_constant(constant: symbol, kind: symbol)
 }
 
+group metadata "Type metadata: TBAA (struct-path form, as clang emits from -O1 on) and debug-info types (-g). Node ids are content hashes, `mod:!tbaa:<16 hex>` and `mod:!di:<16 hex>` (see extract/metadata.rs): the same in every run, for every -j; equal TBAA ids are the same node, and debug-info nodes whose content agrees through 4 levels of composite types share an id." {
+    "Instructions with a struct-path `!tbaa` access tag (loads, stores, atomics, memcpy/memset calls): the base type node, the access type node, and the byte offset of the access in the base type (tags whose offset does not fit a number are left out)."
+    instr_tbaa(instr: symbol, base: symbol, access: symbol, offset: number)
+    "Instructions whose access tag has the constant flag (a fourth operand, non-zero): the memory accessed is immutable."
+    instr_tbaa_const(instr: symbol)
+    "`!tbaa.struct` of an aggregate copy (memcpy): by position, a byte range (offset, size) of the copied struct and its access type node."
+    instr_tbaa_struct(instr: symbol, index: number, offset: number, size: number, access: symbol)
+    "TBAA type nodes reachable from the access tags, with their name (`int`, `any pointer`, `omnipotent char`, a struct's tag name, `_ZTS1S` in C++; empty for an anonymous struct)."
+    tbaa_type(node: symbol, name: symbol)
+    "TBAA type nodes' members by index: the member's type node and byte offset. A struct type node lists its fields (an array field as its element type); a scalar type node has one member, its parent, at offset 0."
+    tbaa_member(node: symbol, index: number, member: symbol, offset: number)
+    "TBAA root nodes (`Simple C/C++ TBAA`): type nodes without a parent."
+    tbaa_root(node: symbol)
+    "Debug-info type nodes reachable from the links below, with their DWARF tag (DW_TAG_base_type, DW_TAG_pointer_type, DW_TAG_typedef, DW_TAG_const_type, DW_TAG_structure_type, DW_TAG_union_type, DW_TAG_array_type, DW_TAG_enumeration_type, DW_TAG_subroutine_type, ...) and name (empty when unnamed)."
+    di_type(node: symbol, tag: symbol, name: symbol)
+    "Debug-info types' size in bits, when not zero (declarations and `void` have none)."
+    di_type_size(node: symbol, bits: number)
+    "The type a debug-info type is made from: a pointer's, reference's or typedef's base, a qualifier's (const, volatile, restrict, atomic) type, an array's element type, an enumeration's underlying type. `void *` has none."
+    di_type_base(node: symbol, base: symbol)
+    "Data members (DW_TAG_member, and DW_TAG_inheritance for base classes) of structs, unions and classes: position in the composite's elements, name, type, and offset in bits (bit-fields at their bit)."
+    di_member(composite: symbol, index: number, name: symbol, ty: symbol, offset: number)
+    "Bit-field members (by the position in `di_member`): their width in bits."
+    di_member_bitfield(composite: symbol, index: number, bits: number)
+    "Array types: element count of each dimension (by position in the elements; dimensions of unknown size have none)."
+    di_array_count(node: symbol, dim: number, len: number)
+    "Subroutine types (DW_TAG_subroutine_type): the element types by position, 0 the return type (absent for `void`), then the parameters (a variadic function's trailing null has none)."
+    di_subroutine_elem(node: symbol, index: number, ty: symbol)
+    "Global variables' debug-info type (from their DIGlobalVariableExpression)."
+    global_var_di_type(global: symbol, ty: symbol)
+    "Functions' debug-info subroutine type (their DISubprogram's type): join with `di_subroutine_elem` for the return (index 0) and parameter (index i + 1) types."
+    function_di_type(func: symbol, ty: symbol)
+    "Source-level variables' debug-info type, per name as in `variable_source_name`: `how` is `address` when the variable is its storage (llvm.dbg.declare: what it points to has the type), `value` when it holds the value (llvm.dbg.value/assign). The record's DIExpression (fragments, derefs) is not looked at."
+    variable_di_type(var: symbol, name: symbol, how: symbol, ty: symbol)
+}
+
 group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables and constant use sites whose type holds a pointer; objects are allocation sites; every constraint names its instruction (or global, for initializers)." {
     "Pointer nodes: variables and constant use sites whose type holds a pointer; `func` is the function they occur in, or the global (alias) whose initializer (aliasee) holds them."
     pt_node(node: symbol, func: symbol)

@@ -323,3 +323,28 @@ pub fn assert_one_line_error(o: &Output, code: i32, must_contain: &[&str]) {
         assert!(stderr.contains(s), "stderr lacks {s:?}: {stderr}");
     }
 }
+
+/// Extracts `inputs` once per job count into `PREFIX<jobs>` and asserts every relation
+/// file is byte-identical across them; returns the directories.
+pub fn same_bytes_for_jobs(inputs: &[PathBuf], prefix: &Path, jobs: &[&str]) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = jobs
+        .iter()
+        .map(|j| {
+            let dir = PathBuf::from(format!("{}{j}", prefix.display()));
+            extract_ok(inputs, &dir, &["-q", "--jobs", j]);
+            dir
+        })
+        .collect();
+    for rel in llfacts::facts::registry::RELATIONS {
+        let file = format!("{}.facts", rel.name);
+        let first = std::fs::read(dirs[0].join(&file)).unwrap();
+        for d in &dirs[1..] {
+            assert!(
+                first == std::fs::read(d.join(&file)).unwrap(),
+                "{file} differs in {}",
+                d.display()
+            );
+        }
+    }
+    dirs
+}
