@@ -361,3 +361,4 @@ pub fn module(s: &str) -> Module {
         .map(String::from)
         .collect()
 }
+
