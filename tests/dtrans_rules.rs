@@ -508,3 +508,39 @@ fn souffle_gives_the_same_tuples() {
         }
     }
 }
+
+/// dtrans_whole_program: the reasons no transformation may run, by fixture: only the call of
+/// the unknown external function ext_sink in access.c (not fread, which is modelled, nor
+/// integers returned); nothing in variants.c (a defined variadic function is no external
+/// call); the invoke, landingpad and resume of invoke.ll.
+#[test]
+fn whole_program_preconditions() {
+    let dir = scratch("dtrans-rules-whole-program");
+    let reasons = |name: &str| -> BTreeSet<(String, String)> {
+        let src = repo().join("fixtures/dtrans").join(name);
+        let facts = facts_of(&src, "NP", FORMS[0].1, &dir);
+        let out = facts.with_file_name("out");
+        run_dtrans(&facts, &out);
+        rows(&out, "dtrans_whole_program")
+            .into_iter()
+            .map(|r| {
+                // the function of the instruction `module:@func:%block:N`
+                let func = r[1].rsplitn(3, ':').nth(2).unwrap().to_string();
+                (r[0].clone(), func)
+            })
+            .collect()
+    };
+    let external = "external call receives a type of interest".to_string();
+    assert_eq!(
+        reasons("access.c"),
+        BTreeSet::from([(external, "access:@dt_address_taken".to_string())])
+    );
+    assert_eq!(reasons("variants.c"), BTreeSet::new());
+    assert_eq!(
+        reasons("invoke.ll"),
+        BTreeSet::from([(
+            "exception handling".to_string(),
+            "invoke:@dt_has_cpp_invoke".to_string()
+        )])
+    );
+}
