@@ -69,8 +69,13 @@ const CONDITIONS: &[(&str, &[&str], &[&str])] = &[
             "field_addr_arg",
             "field_addr_stored",
             "field_addr_int",
+            "field_addr_fread",
         ],
-        &["field_addr_taken_safe", "memfunc_partial"],
+        &[
+            "field_addr_taken_safe",
+            "memfunc_partial",
+            "field_addr_string_safe",
+        ],
     ),
     (
         "GlobalPtr",
