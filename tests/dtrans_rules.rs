@@ -168,7 +168,12 @@ const CONDITIONS: &[(&str, &[&str], &[&str])] = &[
     ("HasVTable", &["has_vtable"], &["has_vtable_safe"]),
     (
         "HasFnPtr",
-        &["has_fn_ptr", "has_fn_ptr_called"],
+        &[
+            "has_fn_ptr",
+            "has_fn_ptr_called",
+            "has_fn_table",
+            "has_fn_table_called",
+        ],
         &["has_fn_ptr_safe"],
     ),
     (
