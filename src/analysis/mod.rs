@@ -17,6 +17,7 @@ pub mod unit;
 
 pub mod callgraph;
 pub mod check;
+pub mod dataflow;
 pub mod dtrans;
 pub mod pointsto;
 
@@ -26,7 +27,12 @@ pub use session::Session;
 pub use unit::{Analysis, Options, Results};
 
 /// Every analysis `analyze` runs; the first is the default.
-pub static ANALYSES: &[&dyn Analysis] = &[&pointsto::ANDERSEN, &callgraph::CALLGRAPH];
+pub static ANALYSES: &[&dyn Analysis] = &[
+    &pointsto::ANDERSEN,
+    &callgraph::CALLGRAPH,
+    &dataflow::CONSTPROP,
+    &dataflow::RANGE,
+];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Analysis> {

@@ -1,0 +1,35 @@
+//! Dataflow analyses over SSA registers, each one rule program: constant propagation
+//! (`rules/constprop.dl`), whose divisions by a constant zero are findings, and intervals
+//! (`rules/range.dl`), whose array indexes that miss their array are findings. The
+//! encodings and their limits are in docs/dataflow.md.
+
+use super::finding::Severity;
+use super::unit::{FindingRule, RuleAnalysis};
+
+pub static CONSTPROP: RuleAnalysis = RuleAnalysis {
+    name: "constprop",
+    summary: "SSA values that are always one constant, and divisions by a constant zero (rules/constprop.dl)",
+    program: "rules/constprop.dl",
+    outputs: &["constant_value", "division_by_zero"],
+    findings: &[FindingRule {
+        relation: "division_by_zero",
+        rule: "division-by-zero",
+        severity: Severity::Warning,
+        entity: "instr",
+        message: "the divisor is always zero",
+    }],
+};
+
+pub static RANGE: RuleAnalysis = RuleAnalysis {
+    name: "range",
+    summary: "value ranges of SSA integers, and array indexes outside their array (rules/range.dl)",
+    program: "rules/range.dl",
+    outputs: &["value_range", "out_of_bounds"],
+    findings: &[FindingRule {
+        relation: "out_of_bounds",
+        rule: "out-of-bounds",
+        severity: Severity::Warning,
+        entity: "gep",
+        message: "index in [{lo}, {hi}] is outside an array of {len} elements",
+    }],
+};
