@@ -1,6 +1,6 @@
 //! The dataflow rule files through the binary, on fixtures/dataflow/*.c compiled by clang-19
 //! at -O0 -g and put through mem2reg: `rules/lib/cfg.dl` (through fixtures/dataflow/cfg_probe.dl),
-//! `analyze --analysis constprop` and `--analysis range`, each expected tuple reasoned in the
+//! `analyze --analysis constprop`, `range` and `availexpr`, each expected tuple reasoned in the
 //! fixture's comments; and the builtin engine against Soufflé on the same facts.
 
 mod common;
@@ -268,6 +268,43 @@ fn range_refines_on_branches_widens_loops_and_finds_indexes_out_of_bounds() {
     );
 }
 
+#[test]
+fn availexpr_finds_unordered_and_nested_equivalence_but_not_across_loop_phis() {
+    let dir = scratch("dataflow-availexpr");
+    let run = Run::new(&dir, "availexpr", "availexpr");
+    let pairs: BTreeSet<(String, String)> = (csv(&run.out.join("equivalent_vars.csv")).into_iter())
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
+    let v = |func, name| run.var(func, name);
+    // Seed 7.5: x dominates both y's and their phi. Seed 7.6: c ~ d, then e ~ f. a < b is
+    // b > a, and so are their zexts.
+    let expected = BTreeSet::from([
+        (v("unordered", "x"), v("unordered", "%add1")),
+        (v("unordered", "x"), v("unordered", "%add2")),
+        (v("unordered", "x"), v("unordered", "%y.0")),
+        (v("nested", "c"), v("nested", "d")),
+        (v("nested", "e"), v("nested", "f")),
+        (v("compare", "%cmp"), v("compare", "%cmp1")),
+        (v("compare", "lt"), v("compare", "gt")),
+    ]);
+    // Not: loop_phi's sums (aaa before the loop, yyy + bbb in it), s1 and s2 (ordered), the
+    // two calls' successors h1 and h2.
+    assert_eq!(pairs, expected);
+    let expr = |func, name| run.value("available_expr", func, name).unwrap()[0].clone();
+    let (a, b) = (v("unordered", "a"), v("unordered", "b"));
+    assert_eq!(expr("unordered", "x"), format!("add({a}, {b})"));
+    assert_eq!(expr("unordered", "%add1"), format!("add({a}, {b})"));
+    assert_eq!(
+        expr("compare", "%cmp1"),
+        format!("icmp slt({}, {})", v("compare", "a"), v("compare", "b"))
+    );
+    assert_eq!(
+        expr("nested", "s2"),
+        format!("sub({}, {})", v("nested", "%call1"), v("nested", "%call"))
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+}
+
 /// The same tuples from `llfacts run` and `souffle`, for every dataflow rule file on the
 /// fixtures' facts. Skipped (saying so) where `souffle` is not on PATH.
 #[test]
@@ -277,7 +314,7 @@ fn builtin_and_souffle_give_the_same_tuples() {
         return;
     }
     let dir = scratch("dataflow-souffle");
-    let bcs: Vec<PathBuf> = ["constprop", "range", "cfg"]
+    let bcs: Vec<PathBuf> = ["constprop", "range", "availexpr", "cfg"]
         .iter()
         .map(|n| build(&dir, n))
         .collect();

@@ -32,6 +32,7 @@ pub static ANALYSES: &[&dyn Analysis] = &[
     &callgraph::CALLGRAPH,
     &dataflow::CONSTPROP,
     &dataflow::RANGE,
+    &dataflow::AVAILEXPR,
 ];
 
 /// The analysis called `name`.

@@ -1,6 +1,7 @@
 //! Dataflow analyses over SSA registers, each one rule program: constant propagation
-//! (`rules/constprop.dl`), whose divisions by a constant zero are findings, and intervals
-//! (`rules/range.dl`), whose array indexes that miss their array are findings. The
+//! (`rules/constprop.dl`), whose divisions by a constant zero are findings, intervals
+//! (`rules/range.dl`), whose array indexes that miss their array are findings, and
+//! available expressions (`rules/availexpr.dl`). The
 //! encodings and their limits are in docs/dataflow.md.
 
 use super::finding::Severity;
@@ -32,4 +33,12 @@ pub static RANGE: RuleAnalysis = RuleAnalysis {
         entity: "gep",
         message: "index in [{lo}, {hi}] is outside an array of {len} elements",
     }],
+};
+
+pub static AVAILEXPR: RuleAnalysis = RuleAnalysis {
+    name: "availexpr",
+    summary: "expressions SSA values compute, and values a dominating one already computes (rules/availexpr.dl)",
+    program: "rules/availexpr.dl",
+    outputs: &["available_expr", "equivalent_vars"],
+    findings: &[],
 };
