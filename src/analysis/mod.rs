@@ -33,6 +33,7 @@ pub static ANALYSES: &[&dyn Analysis] = &[
     &dataflow::CONSTPROP,
     &dataflow::RANGE,
     &dataflow::AVAILEXPR,
+    &dataflow::MUSTPOINT,
 ];
 
 /// The analysis called `name`.

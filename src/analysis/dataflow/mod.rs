@@ -1,7 +1,7 @@
 //! Dataflow analyses over SSA registers, each one rule program: constant propagation
 //! (`rules/constprop.dl`), whose divisions by a constant zero are findings, intervals
 //! (`rules/range.dl`), whose array indexes that miss their array are findings, and
-//! available expressions (`rules/availexpr.dl`). The
+//! available expressions (`rules/availexpr.dl`) and must-point-to (`rules/mustpoint.dl`). The
 //! encodings and their limits are in docs/dataflow.md.
 
 use super::finding::Severity;
@@ -40,5 +40,13 @@ pub static AVAILEXPR: RuleAnalysis = RuleAnalysis {
     summary: "expressions SSA values compute, and values a dominating one already computes (rules/availexpr.dl)",
     program: "rules/availexpr.dl",
     outputs: &["available_expr", "equivalent_vars"],
+    findings: &[],
+};
+
+pub static MUSTPOINT: RuleAnalysis = RuleAnalysis {
+    name: "mustpoint",
+    summary: "locations that must hold the address of other locations, per program point, on -O0 code (rules/mustpoint.dl)",
+    program: "rules/mustpoint.dl",
+    outputs: &["must_point_to", "must_point_to_at_exit"],
     findings: &[],
 };
