@@ -210,6 +210,11 @@ fn constprop_folds_through_phis_branches_and_widths() {
     // Unsigned and signed comparisons of all ones.
     assert_eq!(c("cmp", "ut"), strings(&["1"]));
     assert_eq!(c("cmp", "st"), strings(&["0"]));
+    // Absorbing constants.
+    assert_eq!(c("absorb", "z"), strings(&["0"]));
+    assert_eq!(c("absorb", "o"), strings(&["-1"]));
+    assert_eq!(c("absorb", "m"), strings(&["0"]));
+    assert_eq!(c("absorb", "p"), None);
     // Calls.
     assert_eq!(c("call", "r"), None);
     assert_eq!(c("call", "r1"), None);
