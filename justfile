@@ -52,6 +52,7 @@ bench: setup
     python3 fixtures/bench/bench.py
     just bench-engine
     just bench-andersen
+    just bench-dataflow
 
 # Points-to benchmark: `llfacts analyze` on SQLite's amalgamation and Lua (sources from
 # crates.io), each at -O0 and after mem2reg; time, peak memory, average and maximum set.
@@ -65,3 +66,9 @@ bench-andersen limit="300":
 bench-engine runs="5" jobs="2":
     cargo build --release --quiet
     python3 fixtures/bench/engine_bench.py --runs {{runs}} --jobs {{jobs}}
+
+# Dataflow benchmark: `llfacts analyze --analysis constprop|range|availexpr` after mem2reg and
+# `mustpoint` at -O0, on SQLite's amalgamation and Lua; time, peak memory, relation sizes.
+bench-dataflow limit="300":
+    cargo build --release --quiet
+    python3 fixtures/bench/dataflow_bench.py --limit {{limit}}
