@@ -61,8 +61,14 @@ fn false_claims_are_found_on_a_run() {
 /// The counts line: (constant_value claims checked, value_range claims checked).
 fn checked(text: &str) -> (usize, usize) {
     let count = |key: &str| -> usize {
-        let at = text.find(key).unwrap_or_else(|| panic!("no `{key}` in {text}")) + key.len();
-        let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+        let at = text
+            .find(key)
+            .unwrap_or_else(|| panic!("no `{key}` in {text}"))
+            + key.len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
         digits.parse().unwrap()
     };
     (count("constant_value "), count("value_range "))
