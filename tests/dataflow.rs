@@ -218,8 +218,8 @@ fn constprop_folds_through_phis_branches_and_widths() {
     // Calls.
     assert_eq!(c("call", "r"), None);
     assert_eq!(c("call", "r1"), None);
-    // One division by zero: div0's `x / z` (line 90), not div_ok's nor the one div_dead
-    // never runs.
+    // One division by zero: div0's `x / z` (line 90), not div_ok's, nor the one div_dead
+    // never runs, nor div_loop's `x / (k * 1)`, whose divisor is 0 only at first.
     assert_eq!(
         run.by_line("division_by_zero"),
         BTreeSet::from([(s("90"), vec![])])
