@@ -257,6 +257,8 @@ fn range_refines_on_branches_widens_loops_and_finds_indexes_out_of_bounds() {
     assert_eq!(r("widths", "d"), strings(&["0", "9"]));
     assert_eq!(r("sw", "%sel.0"), strings(&["1", "3"]));
     assert_eq!(r("wide", "%k.0"), strings(&["0", "+inf"]));
+    assert_eq!(r("ne_loop", "%i.0"), strings(&["0", "10"]));
+    assert_eq!(r("ne_loop", "%inc"), strings(&["1", "10"]));
     assert_eq!(r("wide", "r1"), None);
     // Out of bounds: arr[i] after the loop (not arr[a], on the same line), table[n + 8],
     // buf[-1]; not table[n] nor buf[j].
