@@ -53,6 +53,7 @@ bench: setup
     just bench-engine
     just bench-andersen
     just bench-dtrans
+    just bench-dataflow
 
 # Points-to benchmark: `llfacts analyze` on SQLite's amalgamation and Lua (sources from
 # crates.io), each at -O0 and after mem2reg; time, peak memory, average and maximum set.
@@ -72,3 +73,9 @@ bench-engine runs="5" jobs="2":
 bench-dtrans limit="600":
     cargo build --release --quiet
     python3 fixtures/bench/dtrans_bench.py --limit {{limit}}
+
+# Dataflow benchmark: `llfacts analyze --analysis constprop|range|availexpr` after mem2reg and
+# `mustpoint` at -O0, on SQLite's amalgamation and Lua; time, peak memory, relation sizes.
+bench-dataflow limit="300":
+    cargo build --release --quiet
+    python3 fixtures/bench/dataflow_bench.py --limit {{limit}}

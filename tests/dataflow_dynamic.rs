@@ -57,3 +57,43 @@ fn false_claims_are_found_on_a_run() {
         "{text}"
     );
 }
+
+/// The counts line: (constant_value claims checked, value_range claims checked).
+fn checked(text: &str) -> (usize, usize) {
+    let count = |key: &str| -> usize {
+        let at = text
+            .find(key)
+            .unwrap_or_else(|| panic!("no `{key}` in {text}"))
+            + key.len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap()
+    };
+    (count("constant_value "), count("value_range "))
+}
+
+/// rules/constprop.dl and rules/range.dl on the dataflow fixtures (run by their drive_*.c)
+/// and on Lua 5.4 running
+/// fixtures/pointsto/dynamic/workload.lua, after mem2reg: no claim is false, and there are
+/// claims to check.
+#[test]
+fn constprop_and_range_hold_on_real_runs() {
+    let fixtures = repo().join("fixtures/dataflow");
+    for (name, least) in [("constprop", (8, 0)), ("range", (0, 20))] {
+        let src = fixtures.join(format!("{name}.c"));
+        let main = fixtures.join(format!("drive_{name}.c"));
+        let sources = [src.to_str().unwrap(), main.to_str().unwrap()];
+        let o = validate(&["--mem2reg"], "constprop,range", &sources);
+        let text = report(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {text}");
+        let (c, r) = checked(&text);
+        assert!(c >= least.0 && r >= least.1, "{name}: {text}");
+    }
+    let o = validate(&["--mem2reg", "--program", "lua"], "constprop,range", &[]);
+    let text = report(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let (c, r) = checked(&text);
+    assert!(c >= 10 && r >= 1000, "{text}");
+}

@@ -17,6 +17,7 @@ pub mod unit;
 
 pub mod callgraph;
 pub mod check;
+pub mod dataflow;
 pub mod dtrans;
 pub mod pointsto;
 
@@ -26,8 +27,15 @@ pub use session::Session;
 pub use unit::{Analysis, Options, Results};
 
 /// Every analysis `analyze` runs; the first is the default.
-pub static ANALYSES: &[&dyn Analysis] =
-    &[&pointsto::ANDERSEN, &callgraph::CALLGRAPH, &dtrans::DTRANS];
+pub static ANALYSES: &[&dyn Analysis] = &[
+    &pointsto::ANDERSEN,
+    &callgraph::CALLGRAPH,
+    &dataflow::CONSTPROP,
+    &dataflow::RANGE,
+    &dataflow::AVAILEXPR,
+    &dataflow::MUSTPOINT,
+    &dtrans::DTRANS,
+];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static dyn Analysis> {

@@ -900,6 +900,16 @@ pub fn evaluate(
             delta: &sizes,
         };
         let mut plan = plan_stratum(prog, s, full)?;
+        // A stratum no output needs and nobody will read changes no output: skip it, as
+        // Soufflé drops such relations (unless it numbers rows, which would shift the
+        // numbers of later strata).
+        let unread = prog.strata[s]
+            .rels
+            .iter()
+            .all(|r| !prog.needed[*r] && !keep[*r]);
+        if unread && !plan.base.iter().chain(&plan.rec).any(|p| p.counter) {
+            continue;
+        }
         let mut indexes = prepare(&plan, rels);
         if !prog.strata[s].rules.is_empty() || !plan.subsume.is_empty() {
             for r in &prog.strata[s].rels {

@@ -108,6 +108,28 @@ pub fn compile(src: &Path, out: &Path, flags: &[&str]) {
     assert!(status.success(), "clang-19 failed on {}", src.display());
 }
 
+/// Compiles C to bitcode at -O0 -g without optnone, then runs `opt -passes=mem2reg`, so that
+/// locals are SSA values; `pre` keeps the module before mem2reg.
+pub fn compile_mem2reg(src: &Path, pre: &Path, out: &Path) {
+    let flags = [
+        "-O0",
+        "-g",
+        "-fno-discard-value-names",
+        "-Xclang",
+        "-disable-O0-optnone",
+    ];
+    compile(src, pre, &flags);
+    let ok = Command::new(clang().with_file_name("opt"))
+        .arg("-passes=mem2reg")
+        .arg(pre)
+        .arg("-o")
+        .arg(out)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "opt-19 -passes=mem2reg failed on {}", src.display());
+}
+
 /// Compiles a C snippet written in the test.
 pub fn compile_snippet(dir: &Path, name: &str, code: &str, flags: &[&str]) -> PathBuf {
     let src = dir.join(format!("{name}.c"));

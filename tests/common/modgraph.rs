@@ -361,4 +361,3 @@ pub fn module(s: &str) -> Module {
         .map(String::from)
         .collect()
 }
-
