@@ -3,13 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::cell::OnceCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::backend::{Backend, Evaluation, Inputs, Outputs};
 use super::programs::{self, RuleSource};
 use crate::engine::Program;
+use crate::facts::writer::write_relations;
 use crate::facts::{FactSet, Row, row};
 
 pub struct Session {
@@ -157,6 +158,14 @@ impl Tables {
     /// The text of an output relation, one tuple per line.
     pub fn text(&self, relation: &str) -> Result<&str> {
         Ok(&self.table(relation)?.text)
+    }
+
+    /// Writes `relations` into `dir` (replaced whole), one `<relation>.csv` file each.
+    pub fn write(&self, dir: &Path, relations: &[&str]) -> Result<()> {
+        write_relations(dir, relations, |rel, w| {
+            let text = self.text(rel).map_err(std::io::Error::other)?;
+            w.write_all(text.as_bytes())
+        })
     }
 
     fn table(&self, relation: &str) -> Result<&Table> {

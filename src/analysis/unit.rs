@@ -10,7 +10,6 @@ use super::locate::{Locator, display};
 use super::programs::RuleSource;
 use super::session::{Session, Tables};
 use crate::facts::row::split_fields;
-use crate::facts::writer::write_relations;
 
 /// What a command may pass to any analysis.
 #[derive(Clone, Debug, Default)]
@@ -160,10 +159,7 @@ impl Results for RuleResults {
     }
 
     fn write(&self, dir: &Path, relations: &[&str]) -> Result<()> {
-        write_relations(dir, relations, |rel, w| {
-            let text = self.tables.text(rel).map_err(std::io::Error::other)?;
-            w.write_all(text.as_bytes())
-        })
+        self.tables.write(dir, relations)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -18,8 +18,6 @@ use super::programs::RuleSource;
 use super::rows::dtrans as out;
 use super::session::{Session, Tables};
 use super::unit::{Analysis, Options, Results};
-use crate::facts::rows as facts;
-use crate::facts::writer::write_relations;
 pub use model::{Condition, FieldSummary, Report, TypeReport, Verdict};
 
 pub static DTRANS: DTrans = DTrans;
@@ -63,11 +61,6 @@ impl Report {
         let facts = session.facts();
         let locate = Locator::new(facts)?;
         let layouts = layout::layouts(facts)?;
-        let mut field_types: BTreeMap<(String, i32), String> = BTreeMap::new();
-        for r in facts.rows::<facts::struct_type_field>()? {
-            let r = r?;
-            field_types.insert((r.ty.to_string(), r.index), r.field.to_string());
-        }
 
         let mut types: BTreeMap<String, TypeReport> = BTreeMap::new();
         for r in tables.rows::<out::dtrans_type>()? {
@@ -177,10 +170,7 @@ impl Results for DTransResults {
     }
 
     fn write(&self, dir: &Path, relations: &[&str]) -> Result<()> {
-        write_relations(dir, relations, |rel, w| {
-            let text = self.tables.text(rel).map_err(std::io::Error::other)?;
-            w.write_all(text.as_bytes())
-        })
+        self.tables.write(dir, relations)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
