@@ -519,13 +519,18 @@ fn souffle_gives_the_same_tuples() {
     }
 }
 
-/// dtrans_whole_program: the reasons no transformation may run, by fixture: only the call of
-/// the unknown external function ext_sink in access.c (not fread, which is modelled, nor
-/// integers returned); nothing in variants.c (a defined variadic function is no external
-/// call); the invoke, landingpad and resume of invoke.ll.
+/// dtrans_whole_program: the reasons no transformation may run, by fixture.
+/// - preconditions.c (a whole program): the program's struct given to the unknown ext_sink,
+///   and the program's function given to the unknown ext_register; not the field address
+///   given to strlen (a modelled library function), nor the C library's FILE given to the
+///   unknown ext_underflow.
+/// - access.c (no main): every exported function, called by code not seen, besides the call
+///   of ext_sink (not fread, which is modelled).
+/// - invoke.ll: the invoke, landingpad and resume (and no main).
 #[test]
 fn whole_program_preconditions() {
     let dir = scratch("dtrans-rules-whole-program");
+    // (reason, the function of the entity: `module:@func` or `module:@func:%block:N`)
     let reasons = |name: &str| -> BTreeSet<(String, String)> {
         let src = repo().join("fixtures/dtrans").join(name);
         let facts = facts_of(&src, "NP", FORMS[0].1, &dir);
@@ -534,23 +539,55 @@ fn whole_program_preconditions() {
         rows(&out, "dtrans_whole_program")
             .into_iter()
             .map(|r| {
-                // the function of the instruction `module:@func:%block:N`
-                let func = r[1].rsplitn(3, ':').nth(2).unwrap().to_string();
+                let func = r[1].split(":%").next().unwrap().to_string();
                 (r[0].clone(), func)
             })
             .collect()
     };
-    let external = "external call receives a type of interest".to_string();
+    let external = "unknown external call receives a type of interest";
+    let function = "unknown external call receives a function of the program";
+    let no_main = "no main: an exported function is called by code not seen";
+    let set = |rows: &[(&str, &str)]| -> BTreeSet<(String, String)> {
+        rows.iter()
+            .map(|(r, f)| (r.to_string(), f.to_string()))
+            .collect()
+    };
     assert_eq!(
-        reasons("access.c"),
-        BTreeSet::from([(external, "access:@dt_address_taken".to_string())])
+        reasons("preconditions.c"),
+        set(&[
+            (external, "preconditions:@hand_over"),
+            (function, "preconditions:@main")
+        ])
     );
-    assert_eq!(reasons("variants.c"), BTreeSet::new());
-    assert_eq!(
-        reasons("invoke.ll"),
-        BTreeSet::from([(
+    let access = reasons("access.c");
+    let (exported, others): (BTreeSet<_>, BTreeSet<_>) =
+        access.into_iter().partition(|(r, _)| r == no_main);
+    assert_eq!(others, set(&[(external, "access:@dt_address_taken")]));
+    // every `dt_` function of access.c is exported
+    let defined: BTreeSet<(String, String)> =
+        read_file(&repo().join("fixtures/dtrans"), "access.c")
+            .lines()
+            .filter(|l| !l.starts_with(' ') && !l.starts_with("//") && l.ends_with('{'))
+            .filter_map(|l| {
+                l.find("dt_")
+                    .map(|i| l[i..].split('(').next().unwrap().to_string())
+            })
+            .map(|f| (no_main.to_string(), format!("access:@{f}")))
+            .collect();
+    assert!(defined.len() >= 10, "{defined:?}");
+    assert_eq!(exported, defined);
+    let invoke = reasons("invoke.ll");
+    assert!(
+        invoke.contains(&(
             "exception handling".to_string(),
             "invoke:@dt_has_cpp_invoke".to_string()
-        )])
+        )),
+        "{invoke:?}"
+    );
+    assert!(
+        invoke
+            .iter()
+            .all(|(r, _)| r == "exception handling" || r == no_main),
+        "{invoke:?}"
     );
 }

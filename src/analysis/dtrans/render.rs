@@ -5,6 +5,7 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use super::model::{Condition, Report, TypeReport};
+use super::transform;
 use crate::analysis::locate::Location;
 
 /// `3 struct types: 1 free of conditions, 2 legal to reorder (saving 16 bytes per instance
@@ -16,7 +17,12 @@ pub fn summary_line(r: &Report) -> String {
         s.types, s.clean, s.reorderable, s.saving, s.saved_bytes, s.deletable, s.splittable
     );
     if !r.whole_program.is_empty() {
-        let _ = write!(line, "; whole-program preconditions fail ({})", r.whole_program.len());
+        let _ = write!(
+            line,
+            "; whole-program preconditions fail ({}), without which {} would be legal to reorder",
+            r.whole_program.len(),
+            s.blocked_by_program_only
+        );
     }
     line
 }
@@ -29,6 +35,8 @@ struct Summary {
     saved_bytes: i64,
     deletable: usize,
     splittable: usize,
+    /// Types that nothing but the whole-program preconditions blocks.
+    blocked_by_program_only: usize,
     /// Conditions by the number of types they hold for, most frequent first.
     frequent: Vec<(String, usize)>,
 }
@@ -44,6 +52,7 @@ impl Summary {
             saved_bytes: v().map(|v| i64::from(v.reorder_saves.unwrap_or(0))).sum(),
             deletable: v().filter(|v| !v.deletable.is_empty()).count(),
             splittable: v().filter(|v| v.split).count(),
+            blocked_by_program_only: v().filter(|v| v.blocked_by == [transform::WHOLE_PROGRAM]).count(),
             frequent: frequent(r),
         }
     }

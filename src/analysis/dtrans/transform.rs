@@ -40,6 +40,9 @@ const BLOCKS_SPLIT: &[&str] = &[
     "HasCppHandling",
 ];
 
+/// What blocks every type when a whole-program precondition fails.
+pub const WHOLE_PROGRAM: &str = "whole-program preconditions";
+
 pub fn verdict(t: &TypeReport, whole_program_ok: bool) -> Verdict {
     let has = |list: &[&str]| -> Vec<String> {
         (t.conditions.iter())
@@ -49,7 +52,7 @@ pub fn verdict(t: &TypeReport, whole_program_ok: bool) -> Verdict {
     };
     let mut blocked_by = has(BLOCKS_ALL);
     if !whole_program_ok {
-        blocked_by.push("whole-program preconditions".into());
+        blocked_by.push(WHOLE_PROGRAM.into());
     }
     if t.layout.is_none() {
         blocked_by.push("no layout".into());
