@@ -185,3 +185,16 @@ fn bad_input_and_usage() {
     let o = llfacts().arg("dtrans").arg(&bc).args(["--format", "sarif"]).output().unwrap();
     assert_one_line_error(&o, 2, &["text or json"]);
 }
+
+/// A reader that stops reading (`llfacts dtrans x.bc | head`) is no error: writing the report
+/// into a closed pipe ends the command quietly, with no internal error.
+#[test]
+fn closed_stdout_is_no_error() {
+    let dir = scratch("dtrans-cmd-closed-stdout");
+    let bc = build(&dir, &["-O0"]);
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = llfacts().arg("dtrans").arg(&bc).stdout(writer).output().unwrap();
+    assert_eq!(stderr_text(&o), "");
+    assert_eq!(o.status.code(), Some(0));
+}
