@@ -216,6 +216,7 @@ pub fn json(r: &Report) -> Value {
             "types": s.types, "without_conditions": s.clean, "reorder_legal": s.reorderable,
             "reorder_saving": s.saving, "reorder_saved_bytes": s.saved_bytes,
             "with_deletable_fields": s.deletable, "split_legal": s.splittable,
+            "blocked_only_by_whole_program": s.blocked_by_program_only,
             "conditions": s.frequent.iter().map(|(c, n)| json!({ "condition": c, "types": n })).collect::<Vec<_>>(),
         },
         "whole_program": whole,
