@@ -1,8 +1,8 @@
 //! Dynamic soundness check of `llfacts dtrans` (fixtures/dtrans/dynamic/validate.py): a
 //! program is compiled, analysed, and run instrumented; every load, store and memory-function
 //! range into an instance of a type the analysis finds legal to reorder must touch exactly
-//! one of its fields. Here the check is shown to hold on a fixture and on Lua, and to catch
-//! a wrong claim.
+//! one of its fields, and no field found deletable is read. Here the check is shown to hold
+//! on a fixture and on Lua, and to catch wrong claims.
 
 mod common;
 
@@ -35,42 +35,47 @@ fn claims() -> String {
         .into_owned()
 }
 
-/// claims.c: struct kept is legal and accessed only through its fields (on the stack, in a
-/// global, on the heap as an array, and by a memset of the whole array): no violation.
-/// struct punned is blocked, and its second field read as two shorts shows as wrong.
+/// claims.c: struct kept and struct outer are legal and accessed only through their fields
+/// (kept on the stack, in a global, on the heap as an array, and by a memset of the whole
+/// array; outer's array of struct inner through an element's address). struct punned is
+/// blocked, and its second field read as two shorts shows as wrong. outer's field n is
+/// never read: deletable, and the run reads it nowhere.
 #[test]
 fn legal_types_are_accessed_by_field_only() {
     for form in ["O0", "NP"] {
         let o = validate(&["--form", form, &claims()]);
         let text = report(&o);
         assert_eq!(o.status.code(), Some(0), "{form}: {text}");
-        assert!(
-            text.contains("legal to reorder 1 (1 accessed)"),
-            "{form}: {text}"
-        );
-        assert!(
-            text.contains("legal types accessed: struct.kept\n"),
-            "{form}: {text}"
-        );
-        assert!(
-            text.contains("blocked types with wrong accesses 1\n"),
-            "{form}: {text}"
-        );
-        assert!(text.contains("violations: 0 "), "{form}: {text}");
+        assert!(text.contains("program exit 0;"), "{form}: {text}");
+        assert!(text.contains("legal to reorder 2 (2 accessed)"), "{form}: {text}");
+        assert!(text.contains("legal types accessed: struct.kept struct.outer\n"), "{form}: {text}");
+        assert!(text.contains("blocked types with wrong accesses 1\n"), "{form}: {text}");
+        assert!(text.contains("violations: 0 (wrong"), "{form}: {text}");
+        assert!(text.contains("deletable fields 1; violations: 0 "), "{form}: {text}");
     }
 }
 
-/// Claiming struct punned legal: the two 2-byte reads of its 4-byte field at offset 4 are
-/// violations.
+/// Claiming struct punned legal, and fields that the run reads deletable: the two 2-byte
+/// reads of punned's 4-byte field at offset 4, and the reads of kept's tag and of outer's
+/// array (through an element's address) are violations.
 #[test]
 fn a_wrong_claim_is_caught() {
-    let o = validate(&["--claim", "struct.punned", "--expect-violations", &claims()]);
+    let o = validate(&[
+        "--claim",
+        "struct.punned",
+        "--claim-deletable",
+        "struct.kept:0",
+        "--claim-deletable",
+        "struct.outer:1",
+        "--expect-violations",
+        &claims(),
+    ]);
     let text = report(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
     let violations: Vec<&str> = text
         .lines()
         .skip_while(|l| !l.starts_with("violations:"))
-        .map(|l| l.split(" x1:").next().unwrap())
+        .map(|l| l.split(" x").next().unwrap())
         .collect();
     assert_eq!(
         violations,
@@ -78,6 +83,9 @@ fn a_wrong_claim_is_caught() {
             "violations: 2 (wrong accesses into legal types)",
             "  struct.punned +4 (2 bytes)",
             "  struct.punned +6 (2 bytes)",
+            "deletable fields 3; violations: 2 (deletable fields read)",
+            "  struct.kept field 0 read",
+            "  struct.outer field 1 read",
         ],
         "{text}"
     );
@@ -90,7 +98,8 @@ fn lua_run_contradicts_no_verdict() {
     let o = validate(&["--program", "lua", "--form", "NP"]);
     let text = report(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    assert!(text.contains("violations: 0 "), "{text}");
+    assert!(text.contains("violations: 0 (wrong"), "{text}");
+    assert!(text.contains("violations: 0 (deletable"), "{text}");
     let accessed = text
         .lines()
         .find_map(|l| l.strip_prefix("legal types accessed: "))

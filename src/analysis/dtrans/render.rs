@@ -68,9 +68,17 @@ fn frequent(r: &Report) -> Vec<(String, usize)> {
     counts
 }
 
-/// A type id without its module (`m:%struct.node` → `%struct.node`).
-fn short(ty: &str) -> &str {
-    ty.find(":%").map_or(ty, |i| &ty[i + 1..])
+/// A type without its modules (`m:%struct.node` → `%struct.node`, also inside an array
+/// type: `[4 x m:%struct.node]` → `[4 x %struct.node]`).
+fn short(ty: &str) -> String {
+    let mut out = String::new();
+    let mut rest = ty;
+    while let Some(i) = rest.find(":%") {
+        let module = rest[..i].rfind([' ', '[', '<', '{']).map_or(0, |j| j + 1);
+        out.push_str(&rest[..module]);
+        rest = &rest[i + 1..];
+    }
+    out + rest
 }
 
 fn at(location: &Option<Location>) -> String {
