@@ -60,7 +60,7 @@ use super::llvm::{self, take_message};
 use llvm_sys::core::*;
 use llvm_sys::debuginfo::LLVMStripModuleDebugInfo;
 use llvm_sys::error_handling::LLVMInstallFatalErrorHandler;
-use llvm_sys::ir_reader::LLVMParseIRInContext;
+use llvm_sys::ir_reader::LLVMParseIRInContext2;
 use llvm_sys::prelude::*;
 use llvm_sys::support::LLVMParseCommandLineOptions;
 use llvm_sys::{LLVMDiagnosticSeverity, LLVMModule};
@@ -356,9 +356,6 @@ impl Input {
                 .map(|&f| llfacts_subprogram_key(f))
                 .filter(|&k| k != 0)
                 .collect();
-            if LLVMIsNewDbgInfoFormat(module) != 0 {
-                LLVMSetIsNewDbgInfoFormat(module, 0);
-            }
             Some(shard)
         }
     }
@@ -417,14 +414,15 @@ unsafe fn parse_and_verify(path: &Path, bytes: &[u8], is_bitcode: bool) -> Resul
                 LLVMContextDispose(context);
                 bail!("{shown}: neither LLVM bitcode nor LLVM assembly text (binary data)");
             }
-            // Takes ownership of the buffer; the copy adds the NUL terminator the lexer needs.
+            // The copy adds the NUL terminator the lexer needs.
             let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
                 bytes.as_ptr() as *const c_char,
                 bytes.len(),
                 name.as_ptr(),
             );
             let mut message: *mut c_char = ptr::null_mut();
-            let failed = LLVMParseIRInContext(context, buf, &mut module, &mut message) != 0;
+            let failed = LLVMParseIRInContext2(context, buf, &mut module, &mut message) != 0;
+            LLVMDisposeMemoryBuffer(buf);
             if !message.is_null() {
                 let text = CStr::from_ptr(message).to_string_lossy().into_owned();
                 LLVMDisposeMessage(message);
@@ -467,11 +465,6 @@ unsafe fn parse_and_verify(path: &Path, bytes: &[u8], is_bitcode: bool) -> Resul
             warnings.push(format!("{shown}: invalid debug info dropped ({problem})"));
         }
         owned.warnings = warnings;
-        // LLVM 19 keeps debug variables as records that the C API cannot iterate; turning
-        // them back into llvm.dbg.* calls lets `extract` read source variable names.
-        if LLVMIsNewDbgInfoFormat(module) != 0 {
-            LLVMSetIsNewDbgInfoFormat(module, 0);
-        }
         Ok(owned)
     }
 }

@@ -464,7 +464,7 @@ impl Worker<'_> {
                 LLVMBitCast | LLVMAddrSpaceCast if ptr => {
                     fact!(self.out, pt_copy, site, id, &ids[0]);
                 }
-                LLVMPtrToInt => fact!(self.out, pt_ptr_to_int, site, &ids[0]),
+                LLVMPtrToInt | LLVMPtrToAddr => fact!(self.out, pt_ptr_to_int, site, &ids[0]),
                 LLVMIntToPtr => fact!(self.out, pt_int_to_ptr, site, id),
                 LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector if ptr => {
                     for (op, oid) in ops.iter().zip(&ids) {
@@ -648,7 +648,7 @@ impl Worker<'_> {
                     self.pt_gep(id, &res(result), &ops[0], rt, src, &raw[1..]);
                     used.push(0);
                 }
-                LLVMPtrToInt if ptr_op(self, 0) => {
+                LLVMPtrToInt | LLVMPtrToAddr if ptr_op(self, 0) => {
                     fact!(self.out, pt_ptr_to_int, id, &ops[0]);
                     used.push(0);
                 }
