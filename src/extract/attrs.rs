@@ -59,6 +59,7 @@ const NAMES: &[(&str, Class)] = {
         ("noalias", Enum),
         ("nobuiltin", Enum),
         ("nocallback", Enum),
+        ("nocreateundeforpoison", Enum),
         ("nocapture", Enum),
         ("nocf_check", Enum),
         ("nodivergencesource", Enum),

@@ -421,10 +421,19 @@ impl Worker<'_> {
                     fact!(self.out, switch_value, id, &ops[0]);
                     let d = self.block_of(LLVMGetSwitchDefaultDest(instr));
                     fact!(self.out, switch_default_dest, id, d);
-                    let ncases = (ops.len() - 2) / 2;
+                    // LLVM 22 keeps case values beside the operands (condition, default,
+                    // then one destination per case), so a case value's site is `#case<c>`.
+                    let ncases = LLVMGetNumSuccessors(instr) as usize - 1;
                     for c in 0..ncases {
                         let dest = self.block_of(LLVMGetSuccessor(instr, (c + 1) as u32));
-                        fact!(self.out, switch_case, id, c as i32, &ops[2 + 2 * c], dest);
+                        let v = LLVMGetSwitchCaseValue(instr, (c + 1) as u32);
+                        let site = || {
+                            let mut buf = [0u8; 24];
+                            let digits = crate::facts::buf::decimal(c as i64, &mut buf);
+                            Id::concat(&[id.as_bytes(), b"#case", digits])
+                        };
+                        let value = self.operand(v, site);
+                        fact!(self.out, switch_case, id, c as i32, &value, dest);
                     }
                     fact!(self.out, switch_ncases, id, ncases as i32);
                 }
@@ -787,7 +796,8 @@ impl Worker<'_> {
                 fact!(self.out, gep_inbounds, id);
             }
             // `inbounds` implies `nusw`; LLVM prints (and we record) `nusw` only without it.
-            if flags & llvm_sys::LLVMGEPFlagNUSW != 0 && flags & llvm_sys::LLVMGEPFlagInBounds == 0 {
+            if flags & llvm_sys::LLVMGEPFlagNUSW != 0 && flags & llvm_sys::LLVMGEPFlagInBounds == 0
+            {
                 fact!(self.out, gep_nusw, id);
             }
             if flags & llvm_sys::LLVMGEPFlagNUW != 0 {

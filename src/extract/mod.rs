@@ -31,9 +31,7 @@ use std::sync::{Condvar, Mutex};
 
 use anyhow::Result;
 use llvm_sys::core::*;
-use llvm_sys::debuginfo::{
-    LLVMDILocationGetColumn, LLVMDIVariableGetLine,
-};
+use llvm_sys::debuginfo::{LLVMDILocationGetColumn, LLVMDIVariableGetLine};
 use llvm_sys::prelude::*;
 
 use crate::facts::buf::{FactBuf, Id};

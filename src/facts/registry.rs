@@ -546,7 +546,7 @@ group operations "Named operands and attributes of each instruction family." {
     switch_value(instr: symbol, operand: symbol)
     "switch: the default destination."
     switch_default_dest(instr: symbol, block: symbol)
-    "switch: case value (a constant operand) and destination, by position."
+    "switch: case value and destination, by position. Since LLVM 22 case values are not operands; their constants' sites are `<instr>#case<position>`."
     switch_case(instr: symbol, position: number, value: symbol, block: symbol)
     "switch: number of cases."
     switch_ncases(instr: symbol, n: number)
@@ -615,7 +615,7 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     variable_source_name(var: symbol, name: symbol, line: number)
     "The declaration column of each source-level name in `variable_source_name` (from the debug location of its llvm.dbg record; 0 when unknown)."
     variable_source_column(var: symbol, name: symbol, line: number, column: number)
-    "Constants, one per use site. Ids are the site they occur at, `<instr or global>#<operand path>`."
+    "Constants, one per use site. Ids are the site they occur at, `<instr or global>#<operand path>` (`<instr>#case<N>` for switch case values)."
     constant(constant: symbol, ty: symbol)
     "LLVM's spelling of each constant as an operand, type first (`i32 -1`, `ptr getelementptr inbounds (i8, ptr @g, i64 4)`, `ptr @g`, `metadata !3`), cut to its first 1024 bytes followed by `...` when longer (see `constant_key`). Unnamed identified structs, which LLVM numbers across the whole module, are spelled by body as in type ids (`%{ i16 }`)."
     constant_text(constant: symbol, text: symbol)
@@ -729,7 +729,7 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_offset_unknown(instr: symbol, to: symbol, base: symbol)
     "`to = *addr`: load of a pointer node, the old value of atomicrmw xchg and cmpxchg, masked loads and gathers."
     pt_load(instr: symbol, to: symbol, addr: symbol)
-    "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters."
+    "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters; and a store of an integer at least as wide as a pointer that a ptrtoint or ptrtoaddr instruction made of `value`, directly or through phi, select, freeze and bitcast (`store i64 (ptrtoint ptr %p to i64), ptr %slot`)."
     pt_store(instr: symbol, addr: symbol, value: symbol)
     "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy; and a store of an integer (or integer vector) at least as wide as a pointer that loads gave, directly or through phi, select, freeze and bitcast (`store i64 (load i64, ptr %src), ptr %dst`: LLVM's small memcpys from -O1 on); a constant `src` is the load's operand site."
     pt_memcpy(instr: symbol, dst: symbol, src: symbol)
