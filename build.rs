@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     embed_rules();
-    let prefix = std::env::var("LLVM_SYS_191_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-19".into());
-    println!("cargo:rerun-if-env-changed=LLVM_SYS_191_PREFIX");
+    let prefix = std::env::var("LLVM_SYS_221_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
+    println!("cargo:rerun-if-env-changed=LLVM_SYS_221_PREFIX");
     println!("cargo:rerun-if-changed=src/extract/attr_text.cpp");
     println!("cargo:rerun-if-changed=src/extract/shards.cpp");
     println!("cargo:rerun-if-changed=src/extract/metadata.cpp");
     let mut build = cc::Build::new();
-    // A fresh machine has gcc but maybe no g++; LLVM's own clang++ comes with clang-19.
+    // A fresh machine has gcc but maybe no g++; LLVM's own clang++ comes with clang-22.
     let clangxx = std::path::Path::new(&prefix).join("bin/clang++");
     if std::env::var_os("CXX").is_none() && clangxx.exists() {
         build.compiler(clangxx);

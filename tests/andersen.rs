@@ -1,5 +1,5 @@
 //! `rules/andersen.dl` end to end: the C and C++ fixtures in `fixtures/pointsto/` are
-//! compiled by clang-19 at -O0 and at -O0 without optnone followed by `opt -passes=mem2reg`,
+//! compiled by clang-22 at -O0 and at -O0 without optnone followed by `opt -passes=mem2reg`,
 //! extracted by the real binary and solved by the builtin engine. Each fixture passes the
 //! values of interest to `sink_*(v)` functions, whose parameter `%v` has the same points-to
 //! set in both compilations; tests assert those sets exactly (what must be there for
@@ -63,7 +63,7 @@ fn build(dir: &Path, sources: &[&str], mode: Mode) -> Vec<PathBuf> {
                     .arg(&bc)
                     .status()
                     .unwrap();
-                assert!(status.success(), "opt-19 failed on {}", pre.display());
+                assert!(status.success(), "opt-22 failed on {}", pre.display());
             }
         }
         out.push(bc);

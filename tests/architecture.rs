@@ -60,8 +60,15 @@ fn only_the_cli_uses_clap() {
 #[test]
 fn only_extract_uses_llvm() {
     assert_eq!(offenders("llvm_sys", &["extract/"]), Vec::<String>::new());
-    // The llvm-ir crate is the benchmark baseline only.
-    assert_eq!(offenders("llvm_ir", &["bin/"]), Vec::<String>::new());
+    // One LLVM per binary: the llvm-ir crate (its own static LLVM) is gone for good.
+    assert_eq!(offenders("llvm_ir", &[]), Vec::<String>::new());
+    let manifest = std::fs::read_to_string(common::repo().join("Cargo.toml")).unwrap();
+    assert!(
+        !manifest
+            .lines()
+            .any(|l| l.trim_start().starts_with("llvm-ir")),
+        "Cargo.toml depends on llvm-ir: a second statically linked LLVM"
+    );
 }
 
 #[test]

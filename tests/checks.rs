@@ -158,6 +158,12 @@ cleanup:
 done:
   ret void
 }
+
+define i64 @addr(ptr %p) {
+entry:
+  %a = ptrtoaddr ptr %p to i64                            ; 0 (LLVM 22)
+  ret i64 %a
+}
 "#;
 
 /// One corruption of a fact file. Patterns match a row's leading fields; `*` matches any.
@@ -204,6 +210,7 @@ macro_rules! e {
     };
 }
 const THEN: &str = "m:@ops:%then:0";
+const ADDR: &str = "m:@addr:%entry:0";
 const PHI: &str = "m:@ops:%join:0";
 const RET: &str = "m:@ops:%join:1";
 const SWPHI: &str = "m:@sw:%two:0";
@@ -380,6 +387,17 @@ const CASES: &[Case] = &[
         "cast-result-kind",
         e!(9),
         &[Set("cast_to_type", &[e!(9)], 1, "i32")],
+    ),
+    // ptrtoaddr takes a pointer and gives an integer, as ptrtoint does.
+    c(
+        "cast-operand-kind",
+        ADDR,
+        &[Set("cast_from_type", &[ADDR], 1, "i64")],
+    ),
+    c(
+        "cast-result-kind",
+        ADDR,
+        &[Set("cast_to_type", &[ADDR], 1, "ptr")],
     ),
     c(
         "cast-vector-compatible",

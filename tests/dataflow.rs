@@ -1,4 +1,4 @@
-//! The dataflow rule files through the binary, on fixtures/dataflow/*.c compiled by clang-19
+//! The dataflow rule files through the binary, on fixtures/dataflow/*.c compiled by clang-22
 //! at -O0 -g and put through mem2reg: `rules/lib/cfg.dl` (through fixtures/dataflow/cfg_probe.dl),
 //! `analyze --analysis constprop`, `range`, `availexpr` and `mustpoint`, each expected tuple reasoned in the
 //! fixture's comments; and the builtin engine against Soufflé on the same facts.

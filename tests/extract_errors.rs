@@ -104,8 +104,8 @@ fn ir_that_parses_but_does_not_verify() {
     fails(&dir, &path, &["invalid LLVM IR", "does not dominate"]);
 }
 
-/// Bitcode whose identification block carries `epoch` (LLVM 19 writes 0; a future,
-/// incompatible LLVM would write more). Built by replacing clang's identification block.
+/// Bitcode whose identification block carries `epoch` (LLVM 22 writes 0; a future,
+/// incompatible LLVM would write more) and the producer `LLVM99xx...`. Built by replacing clang's identification block.
 fn with_epoch(valid: &[u8], epoch: u64) -> Vec<u8> {
     struct Bits {
         out: Vec<u8>,
@@ -194,7 +194,17 @@ fn bitcode_from_a_newer_llvm() {
     extract_ok(&[same], &dir.join("same-facts"), &["-q"]);
     let path = dir.join("future.bc");
     std::fs::write(&path, with_epoch(&valid, 1)).unwrap();
-    fails(&dir, &path, &["invalid LLVM bitcode", "Incompatible epoch"]);
+    // One line that names the producer and the reader, whoever words the cause.
+    fails(
+        &dir,
+        &path,
+        &[
+            "invalid LLVM bitcode",
+            "Incompatible epoch",
+            "(Producer: 'LLVM99",
+            "Reader: 'LLVM 22.",
+        ],
+    );
 }
 
 #[test]

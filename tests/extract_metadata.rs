@@ -1,7 +1,7 @@
 //! Type metadata facts (the `metadata` group): TBAA access tags and type descriptors, and
 //! debug-info types with their links from globals, functions and variables. Each tuple is
 //! reasoned from `fixtures/c/metadata.c` (its header gives `struct node`'s layout) compiled
-//! by clang-19, or from `fixtures/ll/tbaa.ll`.
+//! by clang-22, or from `fixtures/ll/tbaa.ll`.
 
 mod common;
 
@@ -79,6 +79,9 @@ fn tbaa_tags_and_type_graph_at_o2() {
             "int",
             "node",
             "omnipotent char",
+            // Since clang 20, pointer TBAA: `struct node *` has a type of its own under
+            // `any pointer`.
+            "p1 _ZTS4node",
             "short"
         ]
     );
@@ -93,9 +96,9 @@ fn tbaa_tags_and_type_graph_at_o2() {
     tag("node_key", "load", "int", "0");
     tag("node_weight", "load", "double", "8");
     tag("inner_i", "load", "int", "20"); // in (16) + in.i (4)
-    tag("link_node", "store", "any pointer", "24");
+    tag("link_node", "store", "p1 _ZTS4node", "24");
     // `head.next = 0` stores to a constant byte-offset GEP of @head: the tag keeps the type.
-    tag("use_local", "store", "any pointer", "24");
+    tag("use_local", "store", "p1 _ZTS4node", "24");
     // Through `const int *`: the access tag of a scalar, base and access both `int`.
     let loads = instrs(&f, "sum", "load");
     assert!(!loads.is_empty());
@@ -130,7 +133,7 @@ fn tbaa_tags_and_type_graph_at_o2() {
             ("0", "int", "0"),
             ("1", "double", "8"),
             ("2", "inner", "16"),
-            ("3", "any pointer", "24"),
+            ("3", "p1 _ZTS4node", "24"),
             ("4", "omnipotent char", "32"),
             ("5", "int", "36"),
         ])
@@ -140,6 +143,8 @@ fn tbaa_tags_and_type_graph_at_o2() {
         s(&[("0", "short", "0"), ("1", "int", "4")])
     );
     assert_eq!(members("int"), s(&[("0", "omnipotent char", "0")]));
+    assert_eq!(members("p1 _ZTS4node"), s(&[("0", "any pointer", "0")]));
+    assert_eq!(members("any pointer"), s(&[("0", "omnipotent char", "0")]));
     assert_eq!(
         members("omnipotent char"),
         s(&[("0", "Simple C/C++ TBAA", "0")])
@@ -163,7 +168,7 @@ fn tbaa_tags_and_type_graph_at_o2() {
         ("1", "8", "8", "double"),
         ("2", "16", "2", "short"),
         ("3", "20", "4", "int"),
-        ("4", "24", "8", "any pointer"),
+        ("4", "24", "8", "p1 _ZTS4node"),
         ("5", "32", "4", "omnipotent char"),
         ("6", "36", "1", "omnipotent char"),
     ]

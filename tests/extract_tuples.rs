@@ -1,9 +1,10 @@
 //! Specific tuples, each derived by reasoning from C source written in the test and compiled
-//! by clang-19 (at -O0 with value names kept, so the IR is predictable).
+//! by clang-22 (at -O0 with value names kept, so the IR is predictable).
 
 mod common;
 
 use common::*;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 const FLAGS: &[&str] = &["-O0", "-g", "-fno-discard-value-names"];
@@ -386,7 +387,7 @@ fn memory_attributes_match_llvm_dis() {
         .iter()
         .filter(|p| p.to_string_lossy().ends_with(".O2.bc"))
     {
-        let text = std::process::Command::new("/usr/lib/llvm-19/bin/llvm-dis")
+        let text = std::process::Command::new("/usr/lib/llvm-22/bin/llvm-dis")
             .arg(bc)
             .arg("-o")
             .arg("-")
@@ -455,7 +456,7 @@ fn constant_spelling_key_and_expression_flags() {
     extract_ok(&[bc], &out, &["-q"]);
     let f = Facts::open(&out);
 
-    // `&tbl[2]`: clang-19 emits a byte-offset GEP, 2 * 4 bytes, without flags at -O0.
+    // `&tbl[2]`: clang-22 emits a byte-offset GEP, 2 * 4 bytes, without flags at -O0.
     let pk = "ct:@pk#init";
     let text = "ptr getelementptr (i8, ptr @tbl, i64 8)";
     f.assert_has("constant_text", &[pk, text]);
@@ -588,14 +589,14 @@ fn cpp_names_demangle_and_landingpads_count_clauses() {
 #[test]
 fn range_and_initializes_attribute_values() {
     let dir = scratch("tuples-range");
-    // `x & 7` is in [0, 8): clang-19 -O2 marks the return value `range(i32 0, 8)`. At -O2
+    // `x & 7` is in [0, 8): clang-22 -O2 marks the return value `range(i32 0, 8)`. At -O2
     // the optimizer also proves `&tbl[2]` (byte 8 of 12) in bounds.
     let code = "int low3(int x) { return x & 7; }\n\
                 static int tbl[3];\n\
                 int *pk = &tbl[2];\n";
     let bc = compile_snippet(&dir, "rg", code, &["-O2"]);
-    // clang-19 never infers `initializes` (LLVM 20 does), so it comes from IR text; so do
-    // wrap flags on constant expressions, which clang-19 does not emit for C.
+    // `initializes` comes from IR text, where its value is certain; so do wrap flags on
+    // constant expressions, which clang does not emit for C.
     let ll = dir.join("init.ll");
     std::fs::write(
         &ll,
@@ -619,9 +620,131 @@ fn range_and_initializes_attribute_values() {
     f.assert_has("call_arg_attr", &[call, "0", "initializes", "(0, 4)"]);
     f.assert_has("call_arg_attr", &[call, "1", "range", "i64 0, 5"]);
     let pk = "rg:@pk#init";
-    let text = "ptr getelementptr inbounds (i8, ptr @tbl, i64 8)";
+    // LLVM 22 also marks the constant, non-negative offset `nuw`.
+    let text = "ptr getelementptr inbounds nuw (i8, ptr @tbl, i64 8)";
     f.assert_has("constant_text", &[pk, text]);
     f.assert_has("constant_expr_flag", &[pk, "inbounds"]);
+    f.assert_has("constant_expr_flag", &[pk, "nuw"]);
     f.assert_has("constant_expr_flag", &["init:@e#init", "nuw"]);
     f.assert_has("constant_expr_flag", &["init:@e#init", "nsw"]);
+}
+
+/// What LLVM 22 can say and LLVM 19 could not, from `fixtures/ll/llvm22.ll`: the
+/// `ptrtoaddr` instruction (its operands and its points-to constraint, as `ptrtoint`'s),
+/// `icmp samesign`, fast-math flags on `fptrunc`/`fpext`, getelementptr `nusw`/`nuw`,
+/// the new atomicrmw operations and attributes.
+#[test]
+fn llvm22_instructions_flags_and_attributes() {
+    let dir = scratch("tuples-llvm22");
+    // Assembled by llvm-as-22 first: the bitcode path, as users' modules come.
+    let bc = dir.join("llvm22.bc");
+    let ok = std::process::Command::new("/usr/lib/llvm-22/bin/llvm-as")
+        .arg(repo().join("fixtures/ll/llvm22.ll"))
+        .arg("-o")
+        .arg(&bc)
+        .status()
+        .expect("llvm-as-22")
+        .success();
+    assert!(ok, "llvm-as-22 failed on fixtures/ll/llvm22.ll");
+    let out = dir.join("facts");
+    extract_ok(&[bc], &out, &["-q"]);
+    let f = Facts::open(&out);
+    let addr = "llvm22:@addr_of:%0:0";
+    f.assert_has("ptrtoaddr_instr", &[addr]);
+    f.assert_has("instr", &[addr, "ptrtoaddr"]);
+    f.assert_has("opcode_class", &["ptrtoaddr", "conversion"]);
+    f.assert_has("cast_from", &[addr, "llvm22:@addr_of:%p"]);
+    f.assert_has("cast_from_type", &[addr, "ptr"]);
+    f.assert_has("cast_to_type", &[addr, "i64"]);
+    f.assert_has("pt_ptr_to_int", &[addr, "llvm22:@addr_of:%p"]);
+    f.assert_has("pt_ptr_to_int", &["llvm22:@keep:%0:1", "llvm22:@keep:%p"]);
+    assert_eq!(f.rows("ptrtoaddr_instr").len(), 2);
+
+    f.assert_has("instr_samesign", &["llvm22:@same_sign:%0:0"]);
+    f.assert_has("cmp_predicate", &["llvm22:@same_sign:%0:0", "ult"]);
+    assert_eq!(f.rows("instr_samesign").len(), 1);
+
+    let (trunc, ext) = ("llvm22:@widen:%0:0", "llvm22:@widen:%0:1");
+    let flags = |i: &str| -> BTreeSet<String> { f.lookup("instr_fmf", i, 1).into_iter().collect() };
+    assert_eq!(flags(trunc), BTreeSet::from(["nnan".into(), "ninf".into()]));
+    assert_eq!(flags(ext).len(), 7, "fast is all seven flags");
+    assert!(flags("llvm22:@widen:%0:2").is_empty());
+
+    let gep = |k: usize| format!("llvm22:@offsets:%0:{k}");
+    f.assert_has("gep_nusw", &[&gep(0)]);
+    f.assert_has("gep_nusw", &[&gep(1)]);
+    f.assert_has("gep_nuw", &[&gep(1)]);
+    f.assert_has("gep_nuw", &[&gep(2)]);
+    f.assert_has("gep_inbounds", &[&gep(2)]);
+    assert_eq!(
+        f.rows("gep_nusw").len(),
+        2,
+        "inbounds implies nusw, not recorded twice"
+    );
+    assert_eq!(f.rows("gep_nuw").len(), 2);
+    assert!(f.lookup("gep_inbounds", &gep(0), 0).is_empty());
+
+    for (k, op) in ["usub_cond", "usub_sat", "fmaximum", "fminimum"]
+        .iter()
+        .enumerate()
+    {
+        f.assert_has("atomicrmw_operation", &[&format!("llvm22:@rmw:%0:{k}"), op]);
+    }
+
+    for row in [
+        ["llvm22:@addr_of", "0", "captures", "address"],
+        ["llvm22:@consume", "0", "dead_on_return", ""],
+        ["llvm22:@consume", "1", "captures", "none"],
+        ["llvm22:@consume", "2", "captures", "ret: address, provenance"],
+    ] {
+        f.assert_has("function_param_attr", &row);
+    }
+    f.assert_has(
+        "function_attr",
+        &[
+            "llvm22:@consume",
+            "memory",
+            "errnomem: write, target_mem0: read",
+        ],
+    );
+    f.assert_has(
+        "function_attr",
+        &["llvm22:@keep", "sanitize_alloc_token", ""],
+    );
+}
+
+/// The same facts from what clang-22 itself writes: `captures(none)` where clang-19 wrote
+/// `nocapture`, `getelementptr inbounds nuw`, and `fpext fast` under -ffast-math.
+#[test]
+fn clang22_writes_captures_nuw_and_fast_fpext() {
+    let dir = scratch("tuples-clang22");
+    let code = "void clear(int *p, int n) { for (int i = 0; i < n; i++) p[i] = 0; }\n\
+                int second(int *p) { return p[1]; }\n\
+                double widen(float f) { return f; }\n";
+    let bc = compile_snippet(&dir, "c22", code, &["-O2", "-ffast-math"]);
+    let out = dir.join("facts");
+    extract_ok(&[bc], &out, &["-q"]);
+    let f = Facts::open(&out);
+    f.assert_has(
+        "function_param_attr",
+        &["c22:@clear", "0", "captures", "none"],
+    );
+    assert!(
+        !f.rows("function_param_attr")
+            .iter()
+            .any(|r| r[2] == "nocapture"),
+        "LLVM 22 has no nocapture"
+    );
+    // `p[1]`: a constant byte offset, inbounds and nuw.
+    let geps: Vec<String> = f
+        .rows("gep_nuw")
+        .iter()
+        .map(|r| r[0].clone())
+        .filter(|i| i.starts_with("c22:@second:"))
+        .collect();
+    assert_eq!(geps.len(), 1, "{geps:?}");
+    f.assert_has("gep_inbounds", &[&geps[0]]);
+    let ext: Vec<String> = f.rows("fpext_instr").iter().map(|r| r[0].clone()).collect();
+    assert_eq!(ext.len(), 1);
+    assert_eq!(f.lookup("instr_fmf", &ext[0], 0).len(), 7, "fpext fast");
 }

@@ -1,5 +1,5 @@
 //! The `pointsto` relation group: specific constraints reasoned from C, C++ and IR source
-//! compiled by clang-19 (ids read off `llvm-dis-19` output), and the id closure (every node
+//! compiled by clang-22 (ids read off `llvm-dis-22` output), and the id closure (every node
 //! is a variable or constant, every constraint names an instruction or global).
 
 mod common;
@@ -64,14 +64,14 @@ fn def(f: &Facts, var: &str) -> String {
 
 fn opt_mem2reg(bc: &Path) -> PathBuf {
     let out = bc.with_extension("m2r.bc");
-    let status = Command::new("/usr/lib/llvm-19/bin/opt")
+    let status = Command::new("/usr/lib/llvm-22/bin/opt")
         .arg("-passes=mem2reg")
         .arg(bc)
         .arg("-o")
         .arg(&out)
         .status()
         .unwrap();
-    assert!(status.success(), "opt-19 -passes=mem2reg failed");
+    assert!(status.success(), "opt-22 -passes=mem2reg failed");
     out
 }
 

@@ -14,7 +14,7 @@ use llfacts::extract::ReadOptions;
 /// written beside the destination and moved into place only on success.
 #[derive(Args)]
 pub struct ExtractArgs {
-    /// Input modules: LLVM bitcode (.bc) or assembly (.ll), as produced by LLVM 19.
+    /// Input modules: LLVM bitcode (.bc) or assembly (.ll), from LLVM 22 or earlier.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Output directory (created or replaced).

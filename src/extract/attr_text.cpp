@@ -1,5 +1,5 @@
-// LLVM 19's C API cannot read the constant ranges that `range` and `initializes` carry.
-// This one function exposes C++'s `Attribute::getAsString`, which prints any attribute as
+// LLVM's C API cannot read the constant ranges that `range` and `initializes` carry, nor
+// decode `memory` and `captures`, whose packed values change layout between versions. This one function exposes C++'s `Attribute::getAsString`, which prints any attribute as
 // the IR does (`range(i32 0, 10)`); the result is freed with LLVMDisposeMessage.
 #include "llvm-c/Core.h"
 #include "llvm/IR/Attributes.h"

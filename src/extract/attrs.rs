@@ -1,7 +1,8 @@
 //! Attribute facts. The C API gives attribute kinds as numbers only, so names are resolved
-//! through a table of LLVM 19's attribute names (`LLVMGetEnumAttributeKindForName`); a test
+//! through a table of LLVM 22's attribute names (`LLVMGetEnumAttributeKindForName`); a test
 //! checks that every kind LLVM knows has a name here. Constant-range values go through a
-//! small C++ helper, the one thing the C API cannot read.
+//! small C++ helper, the one thing the C API cannot read, and so do `memory` and `captures`,
+//! whose packed encodings LLVM changes between versions.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -23,9 +24,11 @@ pub enum Class {
     Int,
     /// Carries a type (`byval(%T)`).
     Type,
-    /// Carries constant ranges (`range`, `initializes`), which the C API cannot read: read
-    /// through `attr_text.cpp`.
-    Range,
+    /// Carries a value whose encoding is LLVM's private business: constant ranges (`range`,
+    /// `initializes`), which the C API cannot read, and packed sets whose layout changes
+    /// between versions (`memory`'s locations, `captures`' components). Read as LLVM prints
+    /// it, through `attr_text.cpp`.
+    Printed,
 }
 
 const NAMES: &[(&str, Class)] = {
@@ -39,6 +42,7 @@ const NAMES: &[(&str, Class)] = {
         ("convergent", Enum),
         ("coro_only_destroy_when_complete", Enum),
         ("coro_elide_safe", Enum),
+        ("dead_on_return", Enum),
         ("dead_on_unwind", Enum),
         ("disable_sanitizer_instrumentation", Enum),
         ("fn_ret_thunk_extern", Enum),
@@ -55,6 +59,7 @@ const NAMES: &[(&str, Class)] = {
         ("noalias", Enum),
         ("nobuiltin", Enum),
         ("nocallback", Enum),
+        ("nocreateundeforpoison", Enum),
         ("nocapture", Enum),
         ("nocf_check", Enum),
         ("nodivergencesource", Enum),
@@ -88,6 +93,7 @@ const NAMES: &[(&str, Class)] = {
         ("signext", Enum),
         ("safestack", Enum),
         ("sanitize_address", Enum),
+        ("sanitize_alloc_token", Enum),
         ("sanitize_hwaddress", Enum),
         ("sanitize_memtag", Enum),
         ("sanitize_memory", Enum),
@@ -117,19 +123,19 @@ const NAMES: &[(&str, Class)] = {
         ("allocsize", Int),
         ("dereferenceable", Int),
         ("dereferenceable_or_null", Int),
-        ("memory", Int),
+        ("memory", Printed),
         ("nofpclass", Int),
         ("uwtable", Int),
         ("vscale_range", Int),
-        ("captures", Int),
+        ("captures", Printed),
         ("byref", Type),
         ("byval", Type),
         ("elementtype", Type),
         ("inalloca", Type),
         ("preallocated", Type),
         ("sret", Type),
-        ("range", Range),
-        ("initializes", Range),
+        ("range", Printed),
+        ("initializes", Printed),
     ]
 };
 
@@ -149,32 +155,10 @@ pub fn table() -> &'static HashMap<u32, (&'static str, Class)> {
     })
 }
 
-/// An integer attribute's value as LLVM prints it inside the parentheses: `memory`'s
-/// location effects, `uwtable`'s kind, the argument lists of `allocsize`/`vscale_range`,
+/// An integer attribute's value as LLVM prints it inside the parentheses: `uwtable`'s kind, the argument lists of `allocsize`/`vscale_range`,
 /// `allockind`'s flags; other kinds (align, dereferenceable, ...) are plain numbers.
 fn int_value(name: &str, v: u64) -> String {
     match name {
-        "memory" => {
-            let effect = |loc: u32| match (v >> (2 * loc)) & 3 {
-                0 => "none",
-                1 => "read",
-                2 => "write",
-                _ => "readwrite",
-            };
-            // Like LLVM: the effect on other memory first (when it is not `none`, or when
-            // every location agrees), then the locations that differ from it.
-            let other = effect(2);
-            let mut parts = Vec::new();
-            if other != "none" || v == 0 {
-                parts.push(other.to_string());
-            }
-            for (loc, label) in [(0, "argmem"), (1, "inaccessiblemem")] {
-                if effect(loc) != other {
-                    parts.push(format!("{label}: {}", effect(loc)));
-                }
-            }
-            parts.join(", ")
-        }
         "uwtable" => match v {
             1 => "sync".into(),
             2 => "async".into(),
@@ -237,7 +221,7 @@ unsafe fn describe(a: LLVMAttributeRef, types: &mut TypeNamer) -> (Vec<u8>, Vec<
         };
         let value = match class {
             Class::Enum => Vec::new(),
-            Class::Range => range_value(a),
+            Class::Printed => printed_value(a),
             Class::Int => int_value(name, LLVMGetEnumAttributeValue(a)).into_bytes(),
             Class::Type => {
                 let t = LLVMGetTypeAttributeValue(a);
@@ -257,8 +241,9 @@ unsafe extern "C" {
     fn llfacts_attribute_as_string(a: LLVMAttributeRef) -> *mut std::ffi::c_char;
 }
 
-/// A range attribute's value: what LLVM prints inside the parentheses (`i32 0, 10`).
-unsafe fn range_value(a: LLVMAttributeRef) -> Vec<u8> {
+/// What LLVM prints inside the attribute's parentheses (`i32 0, 10`, `read, argmem: write`,
+/// `address, provenance`).
+unsafe fn printed_value(a: LLVMAttributeRef) -> Vec<u8> {
     let text = unsafe { super::llvm::take_message(llfacts_attribute_as_string(a)) };
     match text.iter().position(|&c| c == b'(') {
         Some(open) if text.ends_with(b")") => text[open + 1..text.len() - 1].to_vec(),
@@ -317,14 +302,6 @@ mod tests {
     #[test]
     fn integer_attributes_read_like_llvm_prints_them() {
         use super::int_value;
-        // memory: 2 bits per location (argmem, inaccessiblemem, other): none/read/write/readwrite.
-        assert_eq!(int_value("memory", 0), "none");
-        assert_eq!(int_value("memory", 0b01_01_01), "read");
-        assert_eq!(int_value("memory", 0b00_00_01), "argmem: read");
-        assert_eq!(
-            int_value("memory", 0b01_00_11),
-            "read, argmem: readwrite, inaccessiblemem: none"
-        );
         assert_eq!(int_value("uwtable", 2), "async");
         assert_eq!(int_value("allocsize", 0xffff_ffff), "0");
         assert_eq!(int_value("allocsize", (1 << 32) | 2), "1,2");

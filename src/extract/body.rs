@@ -117,6 +117,7 @@ fn opcode_rel(op: LLVMOpcode) -> Rel {
         LLVMFPTrunc => Rel::fptrunc_instr,
         LLVMFPExt => Rel::fpext_instr,
         LLVMPtrToInt => Rel::ptrtoint_instr,
+        LLVMPtrToAddr => Rel::ptrtoaddr_instr,
         LLVMIntToPtr => Rel::inttoptr_instr,
         LLVMBitCast => Rel::bitcast_instr,
         LLVMAddrSpaceCast => Rel::addrspacecast_instr,
@@ -180,6 +181,10 @@ fn rmw_name(op: LLVMAtomicRMWBinOp) -> &'static str {
         LLVMAtomicRMWBinOpFMin => "fmin",
         LLVMAtomicRMWBinOpUIncWrap => "uinc_wrap",
         LLVMAtomicRMWBinOpUDecWrap => "udec_wrap",
+        LLVMAtomicRMWBinOpUSubCond => "usub_cond",
+        LLVMAtomicRMWBinOpUSubSat => "usub_sat",
+        LLVMAtomicRMWBinOpFMaximum => "fmaximum",
+        LLVMAtomicRMWBinOpFMinimum => "fminimum",
     }
 }
 
@@ -416,10 +421,19 @@ impl Worker<'_> {
                     fact!(self.out, switch_value, id, &ops[0]);
                     let d = self.block_of(LLVMGetSwitchDefaultDest(instr));
                     fact!(self.out, switch_default_dest, id, d);
-                    let ncases = (ops.len() - 2) / 2;
+                    // LLVM 22 keeps case values beside the operands (condition, default,
+                    // then one destination per case), so a case value's site is `#case<c>`.
+                    let ncases = LLVMGetNumSuccessors(instr) as usize - 1;
                     for c in 0..ncases {
                         let dest = self.block_of(LLVMGetSuccessor(instr, (c + 1) as u32));
-                        fact!(self.out, switch_case, id, c as i32, &ops[2 + 2 * c], dest);
+                        let v = LLVMGetSwitchCaseValue(instr, (c + 1) as u32);
+                        let site = || {
+                            let mut buf = [0u8; 24];
+                            let digits = crate::facts::buf::decimal(c as i64, &mut buf);
+                            Id::concat(&[id.as_bytes(), b"#case", digits])
+                        };
+                        let value = self.operand(v, site);
+                        fact!(self.out, switch_case, id, c as i32, &value, dest);
                     }
                     fact!(self.out, switch_ncases, id, ncases as i32);
                 }
@@ -516,8 +530,8 @@ impl Worker<'_> {
                 }
                 LLVMGetElementPtr => self.gep(id, instr, raw_ops, ops),
                 LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP
-                | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr
-                | LLVMBitCast | LLVMAddrSpaceCast => {
+                | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMPtrToAddr
+                | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
                     fact!(self.out, cast_from, id, &ops[0]);
                     let from = self.types.id(LLVMTypeOf(raw_ops[0]));
                     fact!(self.out, cast_from_type, id, from);
@@ -651,6 +665,9 @@ impl Worker<'_> {
                 LLVMZExt | LLVMUIToFP if LLVMGetNNeg(instr) != 0 => {
                     fact!(self.out, instr_nneg, id);
                 }
+                LLVMICmp if LLVMGetICmpSameSign(instr) != 0 => {
+                    fact!(self.out, instr_samesign, id);
+                }
                 _ => {}
             }
             if LLVMCanValueUseFastMathFlags(instr) != 0 {
@@ -774,8 +791,17 @@ impl Worker<'_> {
             let source = LLVMGetGEPSourceElementType(instr);
             let source_id = self.types.id(source);
             fact!(self.out, gep_source_type, id, source_id);
-            if LLVMIsInBounds(instr) != 0 {
+            let flags = LLVMGEPGetNoWrapFlags(instr);
+            if flags & llvm_sys::LLVMGEPFlagInBounds != 0 {
                 fact!(self.out, gep_inbounds, id);
+            }
+            // `inbounds` implies `nusw`; LLVM prints (and we record) `nusw` only without it.
+            if flags & llvm_sys::LLVMGEPFlagNUSW != 0 && flags & llvm_sys::LLVMGEPFlagInBounds == 0
+            {
+                fact!(self.out, gep_nusw, id);
+            }
+            if flags & llvm_sys::LLVMGEPFlagNUW != 0 {
+                fact!(self.out, gep_nuw, id);
             }
             fact!(self.out, gep_nindices, id, (ops.len() - 1) as i32);
             // The type addressed after applying indices 0..=k.

@@ -12,7 +12,7 @@
 //! caught by `isolate`.
 //!
 //! Reading and verifying are LLVM's serial part (on SQLite `-O0`, 185 ms and 50 ms of a
-//! 0.9 s extraction), so a lone LLVM 19 bitcode input is read in shards
+//! 0.9 s extraction), so a lone bitcode input from the LLVM we link is read in shards
 //! ([`Input::shards`]): one context per thread loads the module lazily (the module-level
 //! part, about 3% of the reading), reads the bodies of the functions it owns, and verifies
 //! that partial module, all contexts at once. LLVM allows distinct contexts on distinct
@@ -25,7 +25,7 @@
 //! LLVM's exact messages: the fast path is only for inputs that read cleanly.
 //!
 //! Why not verify the functions of one module in parallel (`LLVMVerifyFunction` per
-//! function on the workers, as the module is shared): LLVM 19's verifier (lib/IR/Verifier.cpp)
+//! function on the workers, as the module is shared): LLVM's verifier (lib/IR/Verifier.cpp)
 //! is not read-only on shared state. Checking an intrinsic call's signature
 //! (`Intrinsic::matchIntrinsicSignature`) may create types in the context
 //! (`IntegerType::get`, `VectorType::get*` for extended/truncated/half-vector arguments),
@@ -50,7 +50,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::isolate::LLVM_FATAL_EXIT;
+use crate::isolate::{LLVM_FATAL_EXIT, NOT_READABLE};
 use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use llvm_sys::bit_reader::{LLVMGetBitcodeModuleInContext2, LLVMParseBitcodeInContext2};
 use rayon::prelude::*;
@@ -60,7 +60,7 @@ use super::llvm::{self, take_message};
 use llvm_sys::core::*;
 use llvm_sys::debuginfo::LLVMStripModuleDebugInfo;
 use llvm_sys::error_handling::LLVMInstallFatalErrorHandler;
-use llvm_sys::ir_reader::LLVMParseIRInContext;
+use llvm_sys::ir_reader::LLVMParseIRInContext2;
 use llvm_sys::prelude::*;
 use llvm_sys::support::LLVMParseCommandLineOptions;
 use llvm_sys::{LLVMDiagnosticSeverity, LLVMModule};
@@ -130,7 +130,7 @@ extern "C" fn on_fatal_error(reason: *const c_char) {
     let what = READING.with(|r| r.borrow().clone());
     let what = what.unwrap_or_else(|| "an input: LLVM".into());
     eprintln!(
-        "llfacts: {what} failed (LLVM ERROR: {}); the file is corrupt or not from LLVM 19",
+        "llfacts: {what} failed (LLVM ERROR: {}); {NOT_READABLE}",
         first_line(&reason)
     );
     crate::facts::writer::remove_temporaries();
@@ -214,11 +214,12 @@ impl Input {
     /// bodies read in one context only, whichever claims it first: a context that loads
     /// slowly (say, it also read a large function that a global's `blockaddress` names, which
     /// the lazy loader materializes in every context) claims fewer. `None` when this input is
-    /// not read so (not LLVM 19 bitcode, or anything unusual: a reader warning or error, a
-    /// verifier complaint, a check that needs the whole module); [`Input::parse`] then reads
-    /// it as usual and gives the exact error or warnings.
+    /// not read so (bitcode from another LLVM, which the reader upgrades, or anything
+    /// unusual: a reader warning or error, a verifier complaint, a check that needs the
+    /// whole module); [`Input::parse`] then reads it as usual and gives the exact error or
+    /// warnings.
     pub fn shards(&self, shards: usize) -> Option<Read> {
-        if !self.is_bitcode || shards < 2 || !self.is_llvm_19() {
+        if !self.is_bitcode || shards < 2 || !self.is_from_linked_llvm() {
             return None;
         }
         init_llvm();
@@ -266,14 +267,16 @@ impl Input {
         })
     }
 
-    fn is_llvm_19(&self) -> bool {
+    /// Whether the bitcode's producer is the LLVM we link (`LLVM22.`): older producers'
+    /// modules are upgraded while read, which the ordinary reading does as LLVM intends.
+    fn is_from_linked_llvm(&self) -> bool {
         let producer = unsafe {
             take_message(llfacts_bitcode_producer(
                 self.bytes.as_ptr() as *const c_char,
                 self.bytes.len(),
             ))
         };
-        producer.starts_with(b"LLVM19.")
+        producer.starts_with(format!("LLVM{}.", linked_llvm_version().0).as_bytes())
     }
 
     /// One shard: the module loaded lazily in a context of its own, the bodies of the runs
@@ -356,9 +359,6 @@ impl Input {
                 .map(|&f| llfacts_subprogram_key(f))
                 .filter(|&k| k != 0)
                 .collect();
-            if LLVMIsNewDbgInfoFormat(module) != 0 {
-                LLVMSetIsNewDbgInfoFormat(module, 0);
-            }
             Some(shard)
         }
     }
@@ -417,14 +417,15 @@ unsafe fn parse_and_verify(path: &Path, bytes: &[u8], is_bitcode: bool) -> Resul
                 LLVMContextDispose(context);
                 bail!("{shown}: neither LLVM bitcode nor LLVM assembly text (binary data)");
             }
-            // Takes ownership of the buffer; the copy adds the NUL terminator the lexer needs.
+            // The copy adds the NUL terminator the lexer needs.
             let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
                 bytes.as_ptr() as *const c_char,
                 bytes.len(),
                 name.as_ptr(),
             );
             let mut message: *mut c_char = ptr::null_mut();
-            let failed = LLVMParseIRInContext(context, buf, &mut module, &mut message) != 0;
+            let failed = LLVMParseIRInContext2(context, buf, &mut module, &mut message) != 0;
+            LLVMDisposeMemoryBuffer(buf);
             if !message.is_null() {
                 let text = CStr::from_ptr(message).to_string_lossy().into_owned();
                 LLVMDisposeMessage(message);
@@ -440,7 +441,12 @@ unsafe fn parse_and_verify(path: &Path, bytes: &[u8], is_bitcode: bool) -> Resul
                 .unwrap_or("could not be parsed");
             let cause = strip_location_prefix(cause, path);
             let err = if is_bitcode {
-                anyhow!("{shown}: invalid LLVM bitcode: {cause}")
+                let versions = if cause.contains("Producer:") {
+                    String::new()
+                } else {
+                    producer_and_reader(bytes)
+                };
+                anyhow!("{shown}: invalid LLVM bitcode: {cause}{versions}")
             } else {
                 anyhow!("{shown}: invalid LLVM assembly: {cause}")
             };
@@ -467,13 +473,34 @@ unsafe fn parse_and_verify(path: &Path, bytes: &[u8], is_bitcode: bool) -> Resul
             warnings.push(format!("{shown}: invalid debug info dropped ({problem})"));
         }
         owned.warnings = warnings;
-        // LLVM 19 keeps debug variables as records that the C API cannot iterate; turning
-        // them back into llvm.dbg.* calls lets `extract` read source variable names.
-        if LLVMIsNewDbgInfoFormat(module) != 0 {
-            LLVMSetIsNewDbgInfoFormat(module, 0);
-        }
         Ok(owned)
     }
+}
+
+/// ` (Producer: 'LLVM99.0' Reader: 'LLVM 22.1.8')`, as LLVM's reader words it, for a
+/// failure LLVM reports without it; empty when the producer cannot be read.
+fn producer_and_reader(bytes: &[u8]) -> String {
+    let producer = unsafe {
+        take_message(llfacts_bitcode_producer(
+            bytes.as_ptr() as *const c_char,
+            bytes.len(),
+        ))
+    };
+    if producer.is_empty() {
+        return String::new();
+    }
+    let (major, minor, patch) = linked_llvm_version();
+    format!(
+        " (Producer: '{}' Reader: 'LLVM {major}.{minor}.{patch}')",
+        String::from_utf8_lossy(&producer)
+    )
+}
+
+/// The version of the LLVM linked in: major, minor, patch.
+pub fn linked_llvm_version() -> (u32, u32, u32) {
+    let (mut major, mut minor, mut patch) = (0, 0, 0);
+    unsafe { LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+    (major, minor, patch)
 }
 
 /// The verifier's first complaint.
@@ -529,5 +556,15 @@ fn io_cause(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn messages_name_the_llvm_linked() {
+        let major = super::linked_llvm_version().0;
+        assert_eq!(major, 22);
+        assert!(crate::isolate::NOT_READABLE.ends_with(&format!("newer than {major}")));
     }
 }

@@ -121,8 +121,9 @@ pub unsafe fn is_declaration(f: LLVMValueRef) -> bool {
     unsafe { LLVMIsDeclaration(f) != 0 }
 }
 
-/// `llvm.dbg.*` calls: LLVM 19 keeps these as debug records, not instructions. `input`
-/// converts records to calls so their operands can be read; everywhere else they are skipped.
+/// `llvm.dbg.*` intrinsics: LLVM 22 turns older producers' calls into debug records on
+/// reading, so these are rarely seen; any left (a declaration, a call in text IR that was not
+/// upgraded) is skipped.
 pub fn is_debug_intrinsic_name(name: &[u8]) -> bool {
     name.starts_with(b"llvm.dbg.")
 }
@@ -139,7 +140,7 @@ pub unsafe fn is_debug_intrinsic_call(instr: LLVMValueRef) -> bool {
     }
 }
 
-/// The instructions of a block as LLVM 19 sees them (debug-intrinsic calls excluded).
+/// The instructions of a block (debug-intrinsic calls excluded).
 pub unsafe fn real_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
     let mut all = unsafe { instructions(bb) };
     all.retain(|&i| unsafe { !is_debug_intrinsic_call(i) });

@@ -1,4 +1,4 @@
-// Read-only access to metadata that LLVM 19's C API offers only through MetadataAsValue
+// Read-only access to metadata that LLVM's C API offers only through MetadataAsValue
 // wrappers (`LLVMGetMetadata`, `LLVMGetMDNodeOperands`), which create values in the context
 // and so could not be called from the workers: an instruction's `!tbaa` and `!tbaa.struct`
 // attachments, the operands of a node as metadata, and the debug-info fields the C API has
@@ -9,6 +9,7 @@
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DebugProgramInstruction.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Instruction.h"
@@ -206,4 +207,21 @@ extern "C" unsigned llfacts_global_di_vars(LLVMValueRef g, LLVMMetadataRef *out,
     n++;
   }
   return n;
+}
+
+// A debug variable record (`#dbg_declare`, `#dbg_value`, `#dbg_assign`, `#dbg_declare_value`),
+// which LLVM 22 keeps beside instructions rather than as calls: the one value it describes
+// (null for labels, argument lists, and empty or constant locations), its DILocalVariable in
+// `*variable`, and in `*address` whether the value is the variable's address (`#dbg_declare`).
+extern "C" LLVMValueRef llfacts_dbg_record(LLVMDbgRecordRef r, LLVMMetadataRef *variable,
+                                           int *address) {
+  auto *V = dyn_cast<DbgVariableRecord>(unwrap(r));
+  if (!V || V->hasArgList() || !isa_and_nonnull<ValueAsMetadata>(V->getRawLocation()))
+    return nullptr;
+  Value *described = V->getVariableLocationOp(0);
+  if (!described || isa<Constant>(described))
+    return nullptr;
+  *variable = wrap(V->getRawVariable());
+  *address = V->isAddressOfVariable();
+  return wrap(described);
 }

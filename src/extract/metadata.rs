@@ -53,6 +53,24 @@ unsafe extern "C" {
     pub fn llfacts_di_variable_type(m: LLVMMetadataRef) -> LLVMMetadataRef;
     fn llfacts_function_di_type(f: LLVMValueRef) -> LLVMMetadataRef;
     fn llfacts_global_di_vars(g: LLVMValueRef, out: *mut LLVMMetadataRef, max: u32) -> u32;
+    pub fn llfacts_dbg_record(
+        r: LLVMDbgRecordRef,
+        variable: *mut LLVMMetadataRef,
+        address: *mut i32,
+    ) -> LLVMValueRef;
+}
+
+/// The MDString operand `k` of a node, if it has one.
+pub unsafe fn md_string_operand<'a>(m: LLVMMetadataRef, k: u32) -> Option<&'a [u8]> {
+    unsafe {
+        if k >= llfacts_md_num_operands(m) {
+            return None;
+        }
+        let op = llfacts_md_operand(m, k);
+        let mut len = 0;
+        let p = llfacts_md_string(op, &mut len);
+        (!p.is_null()).then(|| bytes(p, len))
+    }
 }
 
 /// How deep debug-info nodes are hashed (see the module comment): through at most

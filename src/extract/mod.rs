@@ -31,9 +31,7 @@ use std::sync::{Condvar, Mutex};
 
 use anyhow::Result;
 use llvm_sys::core::*;
-use llvm_sys::debuginfo::{
-    LLVMDILocationGetColumn, LLVMDIVariableGetLine, LLVMInstructionGetDebugLoc,
-};
+use llvm_sys::debuginfo::{LLVMDILocationGetColumn, LLVMDIVariableGetLine};
 use llvm_sys::prelude::*;
 
 use crate::facts::buf::{FactBuf, Id};
@@ -43,6 +41,14 @@ use llvm::Handle;
 pub use driver::{ReadOptions, Summary, skipped_message, to_dir, to_memory, to_sink};
 use types::EmittedTypes;
 
+/// The parse floor, the benchmarks' baseline (`src/bin/llvm-parse.rs`): reads one module
+/// through LLVM's C API in one context and verifies it, as every extraction must, and does
+/// nothing else. Returns the number of functions (declarations included).
+pub fn parse_only(path: &std::path::Path) -> anyhow::Result<usize> {
+    let module = input::read(path)?.parse()?;
+    Ok(unsafe { llvm::functions(module.raw()).len() })
+}
+
 /// Read-only knowledge about one module, shared by every worker.
 pub struct ModuleCtx {
     /// The module's id: unique among the inputs of one run, prefix of every id inside it.
@@ -51,7 +57,7 @@ pub struct ModuleCtx {
     raw_id: Vec<u8>,
     raw: Handle<LLVMModuleRef>,
     global_ids: PtrMap<Handle<LLVMValueRef>, Id>,
-    /// Source-level variable names from llvm.dbg.* records, keyed by the described value.
+    /// Source-level variable names from debug variable records, keyed by the described value.
     pub source_names: PtrMap<Handle<LLVMValueRef>, Vec<SourceName>>,
     /// Content hashes of the DI types that globals, functions and variables name.
     pub di_hashes: metadata::DiHashes,
@@ -132,7 +138,7 @@ impl ModuleCtx {
 
 /// A source-level name of a value: name, declaration line and column, the variable's DI
 /// type (null when it has none), and whether the value is the variable's address
-/// (llvm.dbg.declare) or its value.
+/// (`#dbg_declare`) or its value.
 pub struct SourceName {
     pub name: Vec<u8>,
     pub line: i32,
@@ -141,78 +147,72 @@ pub struct SourceName {
     pub address: bool,
 }
 
-/// Source variable names: the value each llvm.dbg.declare/value/assign describes, with the
-/// DILocalVariable's name (operand 1 of the node) and line, and the column of the record's
-/// debug location (a DILocalVariable has no column; the record's location is the declaration).
+/// Source variable names: the value each debug variable record (`#dbg_declare`,
+/// `#dbg_value`, `#dbg_assign`; LLVM 22 upgrades older producers' `llvm.dbg.*` calls to these
+/// on reading) describes, with the DILocalVariable's name (operand 1 of the node) and line, and
+/// the column of the record's debug location (a DILocalVariable has no column; the record's
+/// location is the declaration).
 unsafe fn source_names(m: LLVMModuleRef) -> PtrMap<Handle<LLVMValueRef>, Vec<SourceName>> {
     let mut names: PtrMap<Handle<LLVMValueRef>, Vec<SourceName>> = PtrMap::default();
     unsafe {
-        let functions = llvm::functions(m);
-        // No llvm.dbg.* declaration, no call to one: spare the walk over every instruction
+        // No compile unit, no variable records: spare the walk over every instruction
         // (a module without debug info; 3 ms per context on Lua -O0).
-        if !functions
-            .iter()
-            .any(|&f| llvm::is_debug_intrinsic_name(llvm::name(f)))
-        {
+        if LLVMGetNamedMetadata(m, c"llvm.dbg.cu".as_ptr(), "llvm.dbg.cu".len()).is_null() {
             return names;
         }
-        for f in functions {
+        for f in llvm::functions(m) {
             for bb in llvm::blocks(f) {
                 for i in llvm::instructions(bb) {
-                    if !llvm::is_debug_intrinsic_call(i) || LLVMGetNumArgOperands(i) < 2 {
-                        continue;
-                    }
-                    let (location, variable) = (LLVMGetArgOperand(i, 0), LLVMGetArgOperand(i, 1));
-                    if LLVMIsAValueAsMetadata(location).is_null()
-                        || LLVMIsAMDNode(variable).is_null()
-                    {
-                        continue; // DIArgList or an empty location: no single value to name.
-                    }
-                    let mut described = std::ptr::null_mut();
-                    LLVMGetMDNodeOperands(location, &mut described);
-                    if described.is_null() || !LLVMIsAConstant(described).is_null() {
-                        continue;
-                    }
-                    if LLVMGetMDNodeNumOperands(variable) < 2 {
-                        continue;
-                    }
-                    let mut ops =
-                        vec![std::ptr::null_mut(); LLVMGetMDNodeNumOperands(variable) as usize];
-                    LLVMGetMDNodeOperands(variable, ops.as_mut_ptr());
-                    // Unnamed variables (some artificial ones) have no name operand at all.
-                    if ops[1].is_null() {
-                        continue;
-                    }
-                    let mut len = 0;
-                    let text = llvm::bytes(LLVMGetMDString(ops[1], &mut len), len as usize);
-                    if text.is_empty() {
-                        continue;
-                    }
-                    let line = LLVMDIVariableGetLine(LLVMValueAsMetadata(variable)) as i32;
-                    let loc = LLVMInstructionGetDebugLoc(i);
-                    let column = if loc.is_null() {
-                        0
-                    } else {
-                        LLVMDILocationGetColumn(loc) as i32
-                    };
-                    let ty = metadata::llfacts_di_variable_type(LLVMValueAsMetadata(variable));
-                    let callee = llvm::name(LLVMGetCalledValue(i));
-                    let address = callee.starts_with(b"llvm.dbg.declare");
-                    let entry = names.entry(Handle(described)).or_default();
-                    if !entry.iter().any(|n| n.name == text && n.line == line) {
-                        entry.push(SourceName {
-                            name: text.to_vec(),
-                            line,
-                            column,
-                            ty: Handle(ty),
-                            address,
-                        });
+                    let mut record = LLVMGetFirstDbgRecord(i);
+                    while !record.is_null() {
+                        source_name(&mut names, record);
+                        record = LLVMGetNextDbgRecord(record);
                     }
                 }
             }
         }
     }
     names
+}
+
+/// One debug record's name for the value it describes, if it names a single value.
+unsafe fn source_name(
+    names: &mut PtrMap<Handle<LLVMValueRef>, Vec<SourceName>>,
+    record: LLVMDbgRecordRef,
+) {
+    unsafe {
+        let mut variable = std::ptr::null_mut();
+        let mut address = 0;
+        let described = metadata::llfacts_dbg_record(record, &mut variable, &mut address);
+        if described.is_null() || variable.is_null() {
+            return; // A label, a DIArgList, or an empty or constant location.
+        }
+        // Unnamed variables (some artificial ones) have no name operand at all.
+        let Some(text) = metadata::md_string_operand(variable, 1) else {
+            return;
+        };
+        if text.is_empty() {
+            return;
+        }
+        let line = LLVMDIVariableGetLine(variable) as i32;
+        let loc = LLVMDbgRecordGetDebugLoc(record);
+        let column = if loc.is_null() {
+            0
+        } else {
+            LLVMDILocationGetColumn(loc) as i32
+        };
+        let ty = metadata::llfacts_di_variable_type(variable);
+        let entry = names.entry(Handle(described)).or_default();
+        if !entry.iter().any(|n| n.name == text && n.line == line) {
+            entry.push(SourceName {
+                name: text.to_vec(),
+                line,
+                column,
+                ty: Handle(ty),
+                address: address != 0,
+            });
+        }
+    }
 }
 
 /// One worker's state: its output buffer, type namer, and the current function's numbering.

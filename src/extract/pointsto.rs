@@ -204,14 +204,19 @@ impl Worker<'_> {
         }
     }
 
-    /// The addresses that the value of an integer store was loaded from: `load`s of a wide
-    /// integer type (`pt_wide_integer`), directly or through `phi`, `select`, `freeze` and
-    /// `bitcast`. Such a store is a memory copy through an integer, which is how LLVM lowers
-    /// small `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`), so the
-    /// pointers in `*src` move to `*dst`. A constant address is named by its use site in the
-    /// load (`<load>#0`), whose constraints the load emits.
-    unsafe fn pt_integer_copy_sources(&mut self, value: LLVMValueRef) -> Vec<Id> {
+    /// Where the value of an integer store comes from, directly or through `phi`, `select`,
+    /// `freeze` and `bitcast`: the addresses it was loaded from (`load`s of a wide integer
+    /// type, `pt_wide_integer`), and the pointers it was made of (`ptrtoint` and `ptrtoaddr`
+    /// instructions). The first is a memory copy through an integer, which is how LLVM
+    /// lowers small `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`), so
+    /// the pointers in `*src` move to `*dst`; the second stores the pointer itself, which
+    /// is how LLVM 22's InstCombine writes a `std::unique_ptr` into a vector's buffer
+    /// (`store i64 (ptrtoint ptr %p to i64), ptr %slot`, loaded back as `ptr`). A constant
+    /// address or pointer is named by its use site in the load or cast (`<instr>#0`),
+    /// whose constraints that instruction emits.
+    unsafe fn pt_integer_store_sources(&mut self, value: LLVMValueRef) -> (Vec<Id>, Vec<Id>) {
         unsafe {
+            let mut pointers: Vec<Id> = Vec::new();
             let mut sources = Vec::new();
             let mut seen = Vec::new();
             let mut todo = vec![value];
@@ -225,12 +230,9 @@ impl Worker<'_> {
                 }
                 match LLVMGetInstructionOpcode(v) {
                     LLVMLoad => {
-                        let address = LLVMGetOperand(v, 0);
-                        let source = match self.locals.get(&address) {
-                            Some(id) => Some(id.clone()),
-                            None => self.instruction_id(v).map(|site| site.child(b'#', 0)),
-                        };
-                        if let Some(src) = source.filter(|s| !sources.contains(s)) {
+                        if let Some(src) =
+                            self.first_operand_node(v).filter(|s| !sources.contains(s))
+                        {
                             sources.push(src);
                         }
                     }
@@ -239,10 +241,28 @@ impl Worker<'_> {
                     }
                     LLVMSelect => todo.extend([LLVMGetOperand(v, 1), LLVMGetOperand(v, 2)]),
                     LLVMFreeze | LLVMBitCast => todo.push(LLVMGetOperand(v, 0)),
+                    LLVMPtrToInt | LLVMPtrToAddr => {
+                        if let Some(p) =
+                            self.first_operand_node(v).filter(|p| !pointers.contains(p))
+                        {
+                            pointers.push(p);
+                        }
+                    }
                     _ => {}
                 }
             }
-            sources
+            (sources, pointers)
+        }
+    }
+
+    /// The node of instruction `i`'s operand 0: the local it names, or its use site
+    /// (`<instr>#0`) when it is a constant.
+    unsafe fn first_operand_node(&self, i: LLVMValueRef) -> Option<Id> {
+        unsafe {
+            match self.locals.get(&LLVMGetOperand(i, 0)) {
+                Some(id) => Some(id.clone()),
+                None => self.instruction_id(i).map(|site| site.child(b'#', 0)),
+            }
         }
     }
 
@@ -464,7 +484,7 @@ impl Worker<'_> {
                 LLVMBitCast | LLVMAddrSpaceCast if ptr => {
                     fact!(self.out, pt_copy, site, id, &ids[0]);
                 }
-                LLVMPtrToInt => fact!(self.out, pt_ptr_to_int, site, &ids[0]),
+                LLVMPtrToInt | LLVMPtrToAddr => fact!(self.out, pt_ptr_to_int, site, &ids[0]),
                 LLVMIntToPtr => fact!(self.out, pt_int_to_ptr, site, id),
                 LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector if ptr => {
                     for (op, oid) in ops.iter().zip(&ids) {
@@ -635,11 +655,14 @@ impl Worker<'_> {
                 // a wide integer load may be one half of a copy through an integer
                 LLVMLoad if self.pt_wide_integer(rt) => used.push(0),
                 LLVMStore => {
-                    let sources = self.pt_integer_copy_sources(raw[0]);
+                    let (sources, pointers) = self.pt_integer_store_sources(raw[0]);
                     for src in &sources {
                         fact!(self.out, pt_memcpy, id, &ops[1], src);
                     }
-                    if !sources.is_empty() {
+                    for pointer in &pointers {
+                        fact!(self.out, pt_store, id, &ops[1], pointer);
+                    }
+                    if !sources.is_empty() || !pointers.is_empty() {
                         used.push(1);
                     }
                 }
@@ -648,7 +671,7 @@ impl Worker<'_> {
                     self.pt_gep(id, &res(result), &ops[0], rt, src, &raw[1..]);
                     used.push(0);
                 }
-                LLVMPtrToInt if ptr_op(self, 0) => {
+                LLVMPtrToInt | LLVMPtrToAddr if ptr_op(self, 0) => {
                     fact!(self.out, pt_ptr_to_int, id, &ops[0]);
                     used.push(0);
                 }

@@ -1,11 +1,13 @@
 // What reading one bitcode module in several LLVM contexts at once (`input.rs`, sharded
-// reading) needs and LLVM 19's C API lacks: materializing one function of a lazily loaded
+// reading) needs and LLVM's C API lacks: materializing one function of a lazily loaded
 // module, the module-level steps of `materializeAll` that do not need every body, the
 // producer of a bitcode file, and two checks that the verifier makes across functions.
 // Messages returned are freed with LLVMDisposeMessage.
 #include "llvm-c/Core.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/LLVMBitCodes.h"
+#include "llvm/Bitstream/BitstreamReader.h"
 #include "llvm/IR/AutoUpgrade.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
@@ -21,13 +23,61 @@ static char *message(Error e) {
   return LLVMCreateMessage(toString(std::move(e)).c_str());
 }
 
-// The bitcode's producer (`LLVM19.1.7`), or null when it cannot be read.
+// The STRING record of a leading identification block, read without LLVM's checks (which
+// refuse the whole block when its epoch is not the reader's); empty when there is none.
+static std::string identification_string(StringRef data) {
+  if (!data.starts_with("BC\xC0\xDE"))
+    return "";
+  BitstreamCursor cursor(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()),
+                                           data.size()));
+  if (Error e = cursor.JumpToBit(32)) {
+    consumeError(std::move(e));
+    return "";
+  }
+  Expected<BitstreamEntry> entry = cursor.advance();
+  if (!entry || entry->Kind != BitstreamEntry::SubBlock ||
+      entry->ID != bitc::IDENTIFICATION_BLOCK_ID) {
+    if (!entry)
+      consumeError(entry.takeError());
+    return "";
+  }
+  if (Error e = cursor.EnterSubBlock(bitc::IDENTIFICATION_BLOCK_ID)) {
+    consumeError(std::move(e));
+    return "";
+  }
+  SmallVector<uint64_t, 32> record;
+  while (true) {
+    Expected<BitstreamEntry> e = cursor.advanceSkippingSubblocks();
+    if (!e) {
+      consumeError(e.takeError());
+      return "";
+    }
+    if (e->Kind != BitstreamEntry::Record)
+      return "";
+    record.clear();
+    Expected<unsigned> code = cursor.readRecord(e->ID, record);
+    if (!code) {
+      consumeError(code.takeError());
+      return "";
+    }
+    if (*code == bitc::IDENTIFICATION_CODE_STRING) {
+      std::string text;
+      for (uint64_t c : record)
+        text.push_back(static_cast<char>(c));
+      return text;
+    }
+  }
+}
+
+// The bitcode's producer (`LLVM22.1.8`), or null when it cannot be read. A producer whose
+// epoch this LLVM refuses is still named, from the identification block as written.
 extern "C" char *llfacts_bitcode_producer(const char *data, size_t len) {
   MemoryBufferRef buf(StringRef(data, len), "");
   Expected<std::string> producer = getBitcodeProducerString(buf);
   if (!producer) {
     consumeError(producer.takeError());
-    return nullptr;
+    std::string raw = identification_string(StringRef(data, len));
+    return raw.empty() ? nullptr : LLVMCreateMessage(raw.c_str());
   }
   return LLVMCreateMessage(producer->c_str());
 }

@@ -108,7 +108,7 @@ group module "Modules: one per input file." {
 }
 
 group types "The type system. Type ids are LLVM's own spelling; identified structs are module-qualified (`mod:%struct.S`)." {
-    "Every type that occurs. `kind` is one of: void, integer, float, label, metadata, token, pointer, array, vector, function, struct, target_ext, x86_amx, x86_mmx."
+    "Every type that occurs. `kind` is one of: void, integer, float, label, metadata, token, pointer, array, vector, function, struct, target_ext, x86_amx."
     type_kind(ty: symbol, kind: symbol)
     "Integer types and their bit width."
     integer_type_width(ty: symbol, bits: number)
@@ -344,12 +344,14 @@ group instructions "Instructions: position, result, source location. Ids are `mo
     instr_disjoint(instr: symbol)
     "Non-negative flag (zext, uitofp)."
     instr_nneg(instr: symbol)
-    "Fast-math flags, one tuple each: nnan, ninf, nsz, arcp, contract, afn, reassoc."
+    "Same-sign flag (icmp): both operands have the same sign, else the result is poison."
+    instr_samesign(instr: symbol)
+    "Fast-math flags, one tuple each: nnan, ninf, nsz, arcp, contract, afn, reassoc (float operations, fcmp, fptrunc, fpext, and phi, select and calls of float type)."
     instr_fmf(instr: symbol, flag: symbol)
 }
 
-group opcodes "One unary relation per LLVM 19 opcode, `<opcode>_instr(instr)`, with the opcode's instruction class as its comment." {
-    "Every LLVM 19 opcode (LLVM's spelling) and its instruction class as the Language Reference groups them: terminator, unary, integer binary, float binary, bitwise binary, vector, aggregate, memory, conversion, other. One tuple per opcode, whatever the input."
+group opcodes "One unary relation per LLVM 22 opcode, `<opcode>_instr(instr)`, with the opcode's instruction class as its comment." {
+    "Every LLVM 22 opcode (LLVM's spelling) and its instruction class as the Language Reference groups them: terminator, unary, integer binary, float binary, bitwise binary, vector, aggregate, memory, conversion, other. One tuple per opcode, whatever the input."
     opcode_class(opcode: symbol, class: symbol)
     "terminator" ret_instr(instr: symbol)
     "terminator" br_instr(instr: symbol)
@@ -398,6 +400,7 @@ group opcodes "One unary relation per LLVM 19 opcode, `<opcode>_instr(instr)`, w
     "conversion" fptrunc_instr(instr: symbol)
     "conversion" fpext_instr(instr: symbol)
     "conversion" ptrtoint_instr(instr: symbol)
+    "conversion" ptrtoaddr_instr(instr: symbol)
     "conversion" inttoptr_instr(instr: symbol)
     "conversion" bitcast_instr(instr: symbol)
     "conversion" addrspacecast_instr(instr: symbol)
@@ -463,6 +466,10 @@ group operations "Named operands and attributes of each instruction family." {
     gep_index_type(instr: symbol, index: number, ty: symbol)
     "getelementptr: the `inbounds` flag."
     gep_inbounds(instr: symbol)
+    "getelementptr: the `nusw` flag (no unsigned-signed wrap), when it is not implied by `inbounds`."
+    gep_nusw(instr: symbol)
+    "getelementptr: the `nuw` flag (no unsigned wrap)."
+    gep_nuw(instr: symbol)
     "extractvalue and insertvalue: the aggregate operand."
     aggregate_base(instr: symbol, operand: symbol)
     "extractvalue and insertvalue: the constant index path, by position."
@@ -539,7 +546,7 @@ group operations "Named operands and attributes of each instruction family." {
     switch_value(instr: symbol, operand: symbol)
     "switch: the default destination."
     switch_default_dest(instr: symbol, block: symbol)
-    "switch: case value (a constant operand) and destination, by position."
+    "switch: case value and destination, by position. Since LLVM 22 case values are not operands; their constants' sites are `<instr>#case<position>`."
     switch_case(instr: symbol, position: number, value: symbol, block: symbol)
     "switch: number of cases."
     switch_ncases(instr: symbol, n: number)
@@ -608,7 +615,7 @@ group operands "Operands: variables (SSA values) and constants, each with a type
     variable_source_name(var: symbol, name: symbol, line: number)
     "The declaration column of each source-level name in `variable_source_name` (from the debug location of its llvm.dbg record; 0 when unknown)."
     variable_source_column(var: symbol, name: symbol, line: number, column: number)
-    "Constants, one per use site. Ids are the site they occur at, `<instr or global>#<operand path>`."
+    "Constants, one per use site. Ids are the site they occur at, `<instr or global>#<operand path>` (`<instr>#case<N>` for switch case values)."
     constant(constant: symbol, ty: symbol)
     "LLVM's spelling of each constant as an operand, type first (`i32 -1`, `ptr getelementptr inbounds (i8, ptr @g, i64 4)`, `ptr @g`, `metadata !3`), cut to its first 1024 bytes followed by `...` when longer (see `constant_key`). Unnamed identified structs, which LLVM numbers across the whole module, are spelled by body as in type ids (`%{ i16 }`)."
     constant_text(constant: symbol, text: symbol)
@@ -722,11 +729,11 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_offset_unknown(instr: symbol, to: symbol, base: symbol)
     "`to = *addr`: load of a pointer node, the old value of atomicrmw xchg and cmpxchg, masked loads and gathers."
     pt_load(instr: symbol, to: symbol, addr: symbol)
-    "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters."
+    "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters; and a store of an integer at least as wide as a pointer that a ptrtoint or ptrtoaddr instruction made of `value`, directly or through phi, select, freeze and bitcast (`store i64 (ptrtoint ptr %p to i64), ptr %slot`)."
     pt_store(instr: symbol, addr: symbol, value: symbol)
     "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy; and a store of an integer (or integer vector) at least as wide as a pointer that loads gave, directly or through phi, select, freeze and bitcast (`store i64 (load i64, ptr %src), ptr %dst`: LLVM's small memcpys from -O1 on); a constant `src` is the load's operand site."
     pt_memcpy(instr: symbol, dst: symbol, src: symbol)
-    "A pointer node turned into an integer (ptrtoint, or an argument of inline asm): what it points to escapes."
+    "A pointer node turned into an integer (ptrtoint, ptrtoaddr, or an argument of inline asm): what it points to escapes."
     pt_ptr_to_int(instr: symbol, node: symbol)
     "A pointer node made from an integer or from nowhere the extractor can see (inttoptr, ifunc references, inline asm results)."
     pt_int_to_ptr(instr: symbol, node: symbol)

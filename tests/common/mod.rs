@@ -1,4 +1,4 @@
-//! Helpers for tests that run the real `llfacts` binary on modules clang-19 compiles at
+//! Helpers for tests that run the real `llfacts` binary on modules clang-22 compiles at
 //! test time.
 #![allow(dead_code)]
 
@@ -82,15 +82,15 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 pub fn clang() -> PathBuf {
-    for candidate in ["/usr/lib/llvm-19/bin/clang", "/usr/bin/clang-19"] {
+    for candidate in ["/usr/lib/llvm-22/bin/clang", "/usr/bin/clang-22"] {
         if Path::new(candidate).exists() {
             return candidate.into();
         }
     }
-    panic!("clang-19 is required by the tests: run `apt-get install clang-19`");
+    panic!("clang-22 is required by the tests: run `apt-get install clang-22`");
 }
 
-/// Compiles C (or C++, by extension) to bitcode with clang-19.
+/// Compiles C (or C++, by extension) to bitcode with clang-22.
 pub fn compile(src: &Path, out: &Path, flags: &[&str]) {
     let compiler = if src.extension().is_some_and(|e| e == "cpp") {
         clang().with_file_name("clang++")
@@ -105,7 +105,7 @@ pub fn compile(src: &Path, out: &Path, flags: &[&str]) {
         .arg(out)
         .status()
         .unwrap();
-    assert!(status.success(), "clang-19 failed on {}", src.display());
+    assert!(status.success(), "clang-22 failed on {}", src.display());
 }
 
 /// Compiles C to bitcode at -O0 -g without optnone, then runs `opt -passes=mem2reg`, so that
@@ -127,7 +127,7 @@ pub fn compile_mem2reg(src: &Path, pre: &Path, out: &Path) {
         .status()
         .unwrap()
         .success();
-    assert!(ok, "opt-19 -passes=mem2reg failed on {}", src.display());
+    assert!(ok, "opt-22 -passes=mem2reg failed on {}", src.display());
 }
 
 /// Compiles a C snippet written in the test.
