@@ -77,6 +77,17 @@ fn empty_file() {
     fails(&dir, &path, &["empty file"]);
 }
 
+/// Zero bytes are no module whatever the name (LLVM's IR parser would read an empty module):
+/// a file without an extension, and a pipe that gave nothing.
+#[test]
+fn empty_input_of_any_name() {
+    let dir = scratch("err-empty-any");
+    let path = dir.join("empty");
+    std::fs::write(&path, b"").unwrap();
+    fails(&dir, &path, &["empty file"]);
+    fails(&dir, Path::new("/dev/stdin"), &["empty file"]);
+}
+
 #[test]
 fn assembly_syntax_error() {
     let dir = scratch("err-syntax");

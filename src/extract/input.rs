@@ -176,10 +176,11 @@ pub fn read(path: &Path) -> Result<Input> {
     let bytes = std::fs::read(path).map_err(|e| anyhow!("{shown}: {}", io_cause(&e)))?;
     let is_bitcode = bytes.starts_with(BITCODE_MAGIC) || bytes.starts_with(BITCODE_WRAPPER_MAGIC);
     let says_bitcode = path.extension().is_some_and(|e| e == "bc");
+    // (LLVM would read zero bytes as an empty module: a pipe that gave nothing, say.)
+    if bytes.is_empty() {
+        bail!("{shown}: empty file, neither LLVM bitcode nor LLVM assembly");
+    }
     if says_bitcode && !is_bitcode {
-        if bytes.is_empty() {
-            bail!("{shown}: empty file, not LLVM bitcode");
-        }
         bail!(
             "{shown}: not LLVM bitcode (the file does not start with the bitcode magic 'BC' 0xC0DE)"
         );
