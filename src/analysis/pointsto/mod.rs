@@ -3,6 +3,7 @@
 //! the `.ll` text.
 
 pub mod andersen;
+pub mod client;
 mod locset;
 pub mod solution;
 
@@ -18,6 +19,7 @@ use super::unit::{Analysis, Options, Results};
 use super::locate::display;
 use crate::facts::{FactSet, rows};
 use solution::Builder;
+pub use client::DEFUSE;
 pub use solution::Solution;
 
 /// The points-to program, its specification.

@@ -288,6 +288,26 @@ impl Solution {
         write_relations(dir, relations, |rel, w| self.write_relation(rel, w))
     }
 
+    /// An output relation as the text of its file, as `write` writes it.
+    pub fn text(&self, rel: &str) -> Result<String> {
+        let mut out = Vec::new();
+        self.write_relation(rel, &mut out)?;
+        Ok(String::from_utf8(out)?)
+    }
+
+    /// `var_points_to_field` of the nodes `keep` chooses, as the text of its file.
+    pub fn points_to_text(&self, keep: impl Fn(&str) -> bool) -> Result<String> {
+        let mut out = Vec::new();
+        for &(v, s) in &self.var_sets {
+            if keep(self.name(v)) {
+                for (o, f) in self.set_locs(s) {
+                    write_tuple(&mut out, &[&self.name(v), &self.name(o), &f])?;
+                }
+            }
+        }
+        Ok(String::from_utf8(out)?)
+    }
+
     fn write_relation(&self, rel: &str, w: &mut dyn Write) -> std::io::Result<()> {
         let n = |id: u32| self.name(id);
         match rel {

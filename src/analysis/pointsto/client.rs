@@ -1,0 +1,86 @@
+//! Rule analyses that read the points-to solution: the native solver runs first, and its
+//! results are the rule program's input relations (`var_points_to_field` only for the nodes
+//! the program asks about: on SQLite the whole relation has over 100 million rows). Each is
+//! one declaration, listed in `analysis::ANALYSES`.
+
+use std::collections::{BTreeMap, HashSet};
+
+use anyhow::Result;
+
+use super::{OUTPUTS, solve};
+use crate::analysis::session::Session;
+use crate::analysis::unit::{Analysis, Options, Results, RuleAnalysis};
+use crate::facts::row::split_fields;
+
+/// A rule analysis on top of the points-to solution.
+pub struct OnPointsTo {
+    pub rules: RuleAnalysis,
+    /// The solution's relations the program reads as inputs.
+    pub reads: &'static [&'static str],
+    /// Where the nodes whose points-to sets it reads are named: (fact relation, column).
+    pub nodes: &'static [(&'static str, usize)],
+}
+
+impl Analysis for OnPointsTo {
+    fn name(&self) -> &'static str {
+        self.rules.name
+    }
+
+    fn summary(&self) -> &'static str {
+        self.rules.summary
+    }
+
+    fn outputs(&self) -> &'static [&'static str] {
+        self.rules.outputs
+    }
+
+    /// `options` go to the solver (`--rules` models, `--solver rules`); the program runs as
+    /// built in.
+    fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
+        let solution = solve(session, options)?;
+        let facts = session.facts();
+        let mut nodes = HashSet::new();
+        for &(rel, column) in self.nodes {
+            for line in facts.text(rel)?.lines() {
+                if let Some(node) = split_fields(line).nth(column) {
+                    nodes.insert(node);
+                }
+            }
+        }
+        let mut inputs = BTreeMap::new();
+        for &rel in self.reads {
+            debug_assert!(OUTPUTS.contains(&rel));
+            let text = match rel {
+                "var_points_to_field" => solution.points_to_text(|n| nodes.contains(n))?,
+                _ => solution.text(rel)?,
+            };
+            inputs.insert(rel.to_string(), text);
+        }
+        drop(solution);
+        self.rules.run_with(session, &Options::default(), &inputs)
+    }
+}
+
+/// Reaching definitions over memory and def-use edges (`rules/defuse.dl`).
+pub static DEFUSE: OnPointsTo = OnPointsTo {
+    rules: RuleAnalysis {
+        name: "defuse",
+        summary: "reaching definitions over memory (DefSites from the points-to solution) and def-use edges (rules/defuse.dl)",
+        program: "rules/defuse.dl",
+        outputs: &["reaching_def", "def_use_edge"],
+        findings: &[],
+    },
+    reads: &["var_points_to_field", "object", "obj_points_to", "call_graph_edge"],
+    // The addresses of loads, stores, atomics and va_arg, call arguments, and pointers
+    // turned into integers: every node whose set rules/defuse.dl reads.
+    nodes: &[
+        ("load_addr", 1),
+        ("store_addr", 1),
+        ("atomicrmw_addr", 1),
+        ("cmpxchg_addr", 1),
+        ("va_arg_list", 1),
+        ("call_arg", 2),
+        ("pt_call_arg", 2),
+        ("pt_ptr_to_int", 1),
+    ],
+};
