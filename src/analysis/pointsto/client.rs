@@ -1,7 +1,8 @@
 //! Rule analyses that read the points-to solution: the native solver runs first, and its
-//! results are the rule program's input relations (`var_points_to_field` only for the nodes
-//! the program asks about: on SQLite the whole relation has over 100 million rows). Each is
-//! one declaration, listed in `analysis::ANALYSES`.
+//! results are the rule program's input relations. Points-to sets come only for the nodes
+//! the program asks about, and each distinct set once (on SQLite `var_points_to_field` has
+//! over 100 million rows, and most nodes share a few sets). Each is one declaration, listed
+//! in `analysis::ANALYSES`.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -15,9 +16,11 @@ use crate::facts::row::split_fields;
 /// A rule analysis on top of the points-to solution.
 pub struct OnPointsTo {
     pub rules: RuleAnalysis,
-    /// The solution's relations the program reads as inputs.
+    /// The solution's relations the program reads whole, as inputs.
     pub reads: &'static [&'static str],
     /// Where the nodes whose points-to sets it reads are named: (fact relation, column).
+    /// Their sets come as `points_to_class` and `class_points_to` (each distinct set once),
+    /// and `var_points_to_field` is empty.
     pub nodes: &'static [(&'static str, usize)],
 }
 
@@ -50,12 +53,12 @@ impl Analysis for OnPointsTo {
         let mut inputs = BTreeMap::new();
         for &rel in self.reads {
             debug_assert!(OUTPUTS.contains(&rel));
-            let text = match rel {
-                "var_points_to_field" => solution.points_to_text(|n| nodes.contains(n))?,
-                _ => solution.text(rel)?,
-            };
-            inputs.insert(rel.to_string(), text);
+            inputs.insert(rel.to_string(), solution.text(rel)?);
         }
+        let (classes, sets) = solution.points_to_classes(|n| nodes.contains(n))?;
+        inputs.insert("points_to_class".into(), classes);
+        inputs.insert("class_points_to".into(), sets);
+        inputs.insert("var_points_to_field".into(), String::new());
         drop(solution);
         self.rules.run_with(session, &Options::default(), &inputs)
     }
@@ -70,7 +73,7 @@ pub static DEFUSE: OnPointsTo = OnPointsTo {
         outputs: &["reaching_def", "def_use_edge"],
         findings: &[],
     },
-    reads: &["var_points_to_field", "object", "obj_points_to", "call_graph_edge"],
+    reads: &["object", "obj_points_to", "call_graph_edge"],
     // The addresses of loads, stores, atomics and va_arg, call arguments, and pointers
     // turned into integers: every node whose set rules/defuse.dl reads.
     nodes: &[

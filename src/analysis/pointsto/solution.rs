@@ -295,17 +295,24 @@ impl Solution {
         Ok(String::from_utf8(out)?)
     }
 
-    /// `var_points_to_field` of the nodes `keep` chooses, as the text of its file.
-    pub fn points_to_text(&self, keep: impl Fn(&str) -> bool) -> Result<String> {
-        let mut out = Vec::new();
+    /// The points-to sets of the nodes `keep` chooses, each distinct set once: the texts of
+    /// `points_to_class(var, class)` and `class_points_to(class, obj, offset)`, a class
+    /// being `#set:N` (what `var_points_to_field` holds, shared).
+    pub fn points_to_classes(&self, keep: impl Fn(&str) -> bool) -> Result<(String, String)> {
+        let (mut nodes, mut sets) = (Vec::new(), Vec::new());
+        let mut used = vec![false; self.sets.len()];
         for &(v, s) in &self.var_sets {
             if keep(self.name(v)) {
-                for (o, f) in self.set_locs(s) {
-                    write_tuple(&mut out, &[&self.name(v), &self.name(o), &f])?;
-                }
+                write_tuple(&mut nodes, &[&self.name(v), &format_args!("#set:{s}")])?;
+                used[s as usize] = true;
             }
         }
-        Ok(String::from_utf8(out)?)
+        for (s, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+            for (o, f) in self.set_locs(s as u32) {
+                write_tuple(&mut sets, &[&format_args!("#set:{s}"), &self.name(o), &f])?;
+            }
+        }
+        Ok((String::from_utf8(nodes)?, String::from_utf8(sets)?))
     }
 
     fn write_relation(&self, rel: &str, w: &mut dyn Write) -> std::io::Result<()> {
