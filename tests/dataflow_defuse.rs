@@ -72,19 +72,25 @@ impl Fixture {
         found.swap_remove(nth).1
     }
 
-    /// `analyze --analysis defuse` with `extra` arguments, its outputs written to `out`.
-    fn analyze(&self, out: &str, extra: &[&str]) -> PathBuf {
+    /// `analyze` with `args` on the fixture, its outputs written to `out`; its stdout.
+    fn analyze_with(&self, out: &str, args: &[&str]) -> (PathBuf, String) {
         let out = self.dir.join(out);
         let o = llfacts()
-            .args(["analyze", "--analysis", "defuse"])
-            .args(extra)
+            .arg("analyze")
+            .args(args)
             .arg(&self.bc)
             .arg("-o")
             .arg(&out)
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", stderr_text(&o));
-        assert!(String::from_utf8_lossy(&o.stdout).starts_with("defuse: "));
+        (out, String::from_utf8_lossy(&o.stdout).into_owned())
+    }
+
+    /// `analyze --analysis defuse` on `engine`.
+    fn analyze(&self, out: &str, engine: &str) -> PathBuf {
+        let (out, stdout) = self.analyze_with(out, &["--analysis", "defuse", "--engine", engine]);
+        assert!(stdout.starts_with("defuse: "), "{stdout}");
         out
     }
 }
@@ -104,7 +110,7 @@ fn expected(f: &Fixture, cases: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet
 #[test]
 fn reaching_definitions_of_the_fixture() {
     let f = Fixture::new("defuse-fixture");
-    let out = f.analyze("out", &["--engine", "builtin"]);
+    let out = f.analyze("out", "builtin");
     let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (u, d) in pairs(&out.join("reaching_def.csv")) {
         got.entry(u).or_default().insert(d);
@@ -156,9 +162,8 @@ fn reaching_definitions_of_the_fixture() {
     }
     let ret = f.at("K3", "ret", 0);
     assert!(edges.contains(&(f.at("K3", "load", 0), ret)));
-    let add = f.at("U6", "load", 0);
-    let users: Vec<_> = edges.iter().filter(|(d, _)| *d == add).collect();
-    assert!(!users.is_empty(), "the loaded a[0] has a register use");
+    let loaded = f.at("U6", "load", 0);
+    assert!(edges.iter().any(|(d, _)| *d == loaded), "the loaded a[0] has a register use");
 }
 
 /// The standalone rule file, with the points-to relations `analyze -o` writes copied into
@@ -167,16 +172,9 @@ fn reaching_definitions_of_the_fixture() {
 #[test]
 fn standalone_rule_file_builtin_and_souffle_agree_with_analyze() {
     let f = Fixture::new("defuse-standalone");
-    let analyzed = f.analyze("analyzed", &["--engine", "builtin"]);
-    let pts = f.dir.join("pts");
-    let o = llfacts()
-        .args(["analyze", "--relations", "var_points_to_field,object,obj_points_to,call_graph_edge"])
-        .arg(&f.bc)
-        .arg("-o")
-        .arg(&pts)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr_text(&o));
+    let analyzed = f.analyze("analyzed", "builtin");
+    let relations = "var_points_to_field,object,obj_points_to,call_graph_edge";
+    let (pts, _) = f.analyze_with("pts", &["--relations", relations]);
     let facts = f.dir.join("facts");
     for rel in ["var_points_to_field", "object", "obj_points_to", "call_graph_edge"] {
         std::fs::copy(pts.join(format!("{rel}.csv")), facts.join(format!("{rel}.facts"))).unwrap();
@@ -218,7 +216,7 @@ fn standalone_rule_file_builtin_and_souffle_agree_with_analyze() {
         .unwrap();
     assert!(o.status.success(), "souffle: {}", stderr_text(&o));
     // analyze on Soufflé: the solver's classes fed to it as facts
-    let on_souffle = f.analyze("on-souffle", &["--engine", "souffle"]);
+    let on_souffle = f.analyze("on-souffle", "souffle");
     for rel in ["reaching_def", "def_use_edge"] {
         let file = format!("{rel}.csv");
         let ours = pairs(&builtin.join(&file));
