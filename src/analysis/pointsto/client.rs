@@ -18,6 +18,9 @@ pub struct OnPointsTo {
     pub rules: RuleAnalysis,
     /// The solution's relations the program reads whole, as inputs.
     pub reads: &'static [&'static str],
+    /// Whether it reads `obj_points_to` only for which objects memory holds: one row per
+    /// target then (SQLite's whole relation has 5 million rows).
+    pub held_objects: bool,
     /// Where the nodes whose points-to sets it reads are named: (fact relation, column).
     /// Their sets come as `points_to_class` and `class_points_to` (each distinct set once),
     /// and `var_points_to_field` is empty.
@@ -55,6 +58,9 @@ impl Analysis for OnPointsTo {
             debug_assert!(OUTPUTS.contains(&rel));
             inputs.insert(rel.to_string(), solution.text(rel)?);
         }
+        if self.held_objects {
+            inputs.insert("obj_points_to".into(), solution.held_objects_text()?);
+        }
         let (classes, sets) = solution.points_to_classes(|n| nodes.contains(n))?;
         inputs.insert("points_to_class".into(), classes);
         inputs.insert("class_points_to".into(), sets);
@@ -73,7 +79,8 @@ pub static DEFUSE: OnPointsTo = OnPointsTo {
         outputs: &["reaching_def", "def_use_edge"],
         findings: &[],
     },
-    reads: &["object", "obj_points_to", "call_graph_edge"],
+    reads: &["object", "call_graph_edge"],
+    held_objects: true,
     // The addresses of loads, stores, atomics and va_arg, call arguments, and pointers
     // turned into integers: every node whose set rules/defuse.dl reads.
     nodes: &[

@@ -295,6 +295,27 @@ impl Solution {
         Ok(String::from_utf8(out)?)
     }
 
+    /// `obj_points_to` with one row per target (the first holder of each), as the text of
+    /// its file: for programs that read which objects memory holds, not where.
+    pub fn held_objects_text(&self) -> Result<String> {
+        let mut holder: Vec<Option<u32>> = vec![None; self.names.len()];
+        let mut seen = vec![false; self.sets.len()];
+        for &(o, _, s) in &self.cell_sets {
+            if !std::mem::replace(&mut seen[s as usize], true) {
+                for (t, _) in self.set_locs(s) {
+                    holder[t as usize].get_or_insert(o);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (t, h) in holder.iter().enumerate() {
+            if let Some(h) = h {
+                write_tuple(&mut out, &[&self.name(*h), &self.name(t as u32)])?;
+            }
+        }
+        Ok(String::from_utf8(out)?)
+    }
+
     /// The points-to sets of the nodes `keep` chooses, each distinct set once: the texts of
     /// `points_to_class(var, class)` and `class_points_to(class, obj, offset)`, a class
     /// being `#set:N` (what `var_points_to_field` holds, shared).
