@@ -45,7 +45,10 @@ impl Fixture {
         for (n, line) in std::fs::read_to_string(&src).unwrap().lines().enumerate() {
             if let Some((_, comment)) = line.split_once("// ") {
                 let m: String = comment.chars().take(2).collect();
-                if m.len() == 2 && m.as_bytes()[0].is_ascii_uppercase() && m.as_bytes()[1].is_ascii_digit() {
+                if m.len() == 2
+                    && m.as_bytes()[0].is_ascii_uppercase()
+                    && m.as_bytes()[1].is_ascii_digit()
+                {
                     markers.insert(m, (n + 1).to_string());
                 }
             }
@@ -64,11 +67,19 @@ impl Fixture {
         let mut found: Vec<(i64, String)> = (self.facts.rows("instr_debug_loc").iter())
             .filter(|r| &r[2] == line)
             .filter(|r| self.facts.one("instr", &r[0], 1) == opcode)
-            .map(|r| (self.facts.one("instr_index", &r[0], 1).parse().unwrap(), r[0].clone()))
+            .map(|r| {
+                (
+                    self.facts.one("instr_index", &r[0], 1).parse().unwrap(),
+                    r[0].clone(),
+                )
+            })
             .collect();
         found.sort();
         found.dedup();
-        assert!(nth < found.len(), "{marker}: no {opcode} #{nth} on line {line}: {found:?}");
+        assert!(
+            nth < found.len(),
+            "{marker}: no {opcode} #{nth} on line {line}: {found:?}"
+        );
         found.swap_remove(nth).1
     }
 
@@ -163,7 +174,10 @@ fn reaching_definitions_of_the_fixture() {
     let ret = f.at("K3", "ret", 0);
     assert!(edges.contains(&(f.at("K3", "load", 0), ret)));
     let loaded = f.at("U6", "load", 0);
-    assert!(edges.iter().any(|(d, _)| *d == loaded), "the loaded a[0] has a register use");
+    assert!(
+        edges.iter().any(|(d, _)| *d == loaded),
+        "the loaded a[0] has a register use"
+    );
 }
 
 /// The standalone rule file, with the points-to relations `analyze -o` writes copied into
@@ -176,8 +190,17 @@ fn standalone_rule_file_builtin_and_souffle_agree_with_analyze() {
     let relations = "var_points_to_field,object,obj_points_to,call_graph_edge";
     let (pts, _) = f.analyze_with("pts", &["--relations", relations]);
     let facts = f.dir.join("facts");
-    for rel in ["var_points_to_field", "object", "obj_points_to", "call_graph_edge"] {
-        std::fs::copy(pts.join(format!("{rel}.csv")), facts.join(format!("{rel}.facts"))).unwrap();
+    for rel in [
+        "var_points_to_field",
+        "object",
+        "obj_points_to",
+        "call_graph_edge",
+    ] {
+        std::fs::copy(
+            pts.join(format!("{rel}.csv")),
+            facts.join(format!("{rel}.facts")),
+        )
+        .unwrap();
     }
     for rel in ["points_to_class", "class_points_to"] {
         std::fs::write(facts.join(format!("{rel}.facts")), "").unwrap();
@@ -196,7 +219,11 @@ fn standalone_rule_file_builtin_and_souffle_agree_with_analyze() {
         let file = format!("{rel}.csv");
         let ours = pairs(&builtin.join(&file));
         assert!(!ours.is_empty(), "{rel}");
-        assert_eq!(ours, pairs(&analyzed.join(&file)), "{rel}: run against analyze");
+        assert_eq!(
+            ours,
+            pairs(&analyzed.join(&file)),
+            "{rel}: run against analyze"
+        );
     }
 
     if Command::new("souffle").arg("--version").output().is_err() {
@@ -220,7 +247,15 @@ fn standalone_rule_file_builtin_and_souffle_agree_with_analyze() {
     for rel in ["reaching_def", "def_use_edge"] {
         let file = format!("{rel}.csv");
         let ours = pairs(&builtin.join(&file));
-        assert_eq!(ours, pairs(&theirs.join(&file)), "{rel}: builtin against Soufflé");
-        assert_eq!(ours, pairs(&on_souffle.join(&file)), "{rel}: analyze on Soufflé");
+        assert_eq!(
+            ours,
+            pairs(&theirs.join(&file)),
+            "{rel}: builtin against Soufflé"
+        );
+        assert_eq!(
+            ours,
+            pairs(&on_souffle.join(&file)),
+            "{rel}: analyze on Soufflé"
+        );
     }
 }

@@ -124,10 +124,12 @@ impl Evaluation<'_> {
                     Inputs::FactsAnd(facts, extra) => {
                         for name in program.inputs() {
                             match extra.get(name) {
-                                Some(text) => for line in text.lines() {
-                                    let fields: Vec<&str> = split_fields(line).collect();
-                                    db.insert(name, &fields)?;
-                                },
+                                Some(text) => {
+                                    for line in text.lines() {
+                                        let fields: Vec<&str> = split_fields(line).collect();
+                                        db.insert(name, &fields)?;
+                                    }
+                                }
                                 None => facts.for_each_row(name, |f| db.insert(name, f))?,
                             }
                         }
@@ -189,7 +191,11 @@ impl Evaluation<'_> {
 
 /// A fact directory for Soufflé: links to the files of `facts` and the `extra` relations'
 /// files, in a new directory under `scratch` (it stays until the scratch is removed).
-fn with_relations(facts: &Path, extra: &BTreeMap<String, String>, scratch: &Path) -> Result<PathBuf> {
+fn with_relations(
+    facts: &Path,
+    extra: &BTreeMap<String, String>,
+    scratch: &Path,
+) -> Result<PathBuf> {
     let dir = tempfile::Builder::new()
         .prefix("facts")
         .tempdir_in(scratch)

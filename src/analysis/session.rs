@@ -59,7 +59,8 @@ impl Session {
         inputs: &BTreeMap<String, String>,
     ) -> Result<Tables> {
         let program = self.parse(source)?;
-        self.evaluate(source, &program, wanted, Inputs::FactsAnd(&self.facts, inputs))
+        let inputs = Inputs::FactsAnd(&self.facts, inputs);
+        self.evaluate(source, &program, wanted, inputs)
     }
 
     /// As [`Session::run`], for a program parsed already.
