@@ -154,7 +154,7 @@ impl Evaluation<'_> {
                     Inputs::Facts(facts) => facts.on_disk(&(self.scratch)()?.join("facts"))?,
                     Inputs::FactsAnd(facts, extra) => {
                         let scratch = (self.scratch)()?;
-                        with_relations(&facts.on_disk(&scratch.join("facts"))?, extra, &scratch)?
+                        facts.on_disk_with(&scratch.join("facts"), extra, &scratch)?
                     }
                 };
                 let program = (self.on_disk)()?;
@@ -187,31 +187,6 @@ impl Evaluation<'_> {
             }
         }
     }
-}
-
-/// A fact directory for Soufflé: links to the files of `facts` and the `extra` relations'
-/// files, in a new directory under `scratch` (it stays until the scratch is removed).
-fn with_relations(
-    facts: &Path,
-    extra: &BTreeMap<String, String>,
-    scratch: &Path,
-) -> Result<PathBuf> {
-    let dir = tempfile::Builder::new()
-        .prefix("facts")
-        .tempdir_in(scratch)
-        .context("creating a scratch directory")?
-        .keep();
-    for entry in std::fs::read_dir(facts).with_context(|| format!("reading {}", facts.display()))? {
-        let entry = entry?;
-        let facts = std::path::absolute(entry.path())?;
-        std::os::unix::fs::symlink(&facts, dir.join(entry.file_name()))?;
-    }
-    for (name, text) in extra {
-        let path = dir.join(format!("{name}.facts"));
-        let _ = std::fs::remove_file(&path);
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(dir)
 }
 
 /// `llfacts run`: evaluate a program file over a fact directory into `out`. Outputs into a

@@ -2,15 +2,15 @@
 //! results are the rule program's input relations. Points-to sets come only for the nodes
 //! the program asks about, and each distinct set once (on SQLite `var_points_to_field` has
 //! over 100 million rows, and most nodes share a few sets). Each is one declaration, listed
-//! in `analysis::ANALYSES`.
+//! in `analysis::ANALYSES`; `pointsto/mod.rs` runs them (`impl Analysis for OnPointsTo`).
 
 use std::collections::{BTreeMap, HashSet};
 
 use anyhow::Result;
 
-use super::{OUTPUTS, solve};
-use crate::analysis::session::Session;
-use crate::analysis::unit::{Analysis, Options, Results, RuleAnalysis};
+use super::solution::Solution;
+use crate::analysis::unit::RuleAnalysis;
+use crate::facts::FactSet;
 use crate::facts::row::split_fields;
 
 /// A rule analysis on top of the points-to solution.
@@ -27,24 +27,9 @@ pub struct OnPointsTo {
     pub nodes: &'static [(&'static str, usize)],
 }
 
-impl Analysis for OnPointsTo {
-    fn name(&self) -> &'static str {
-        self.rules.name
-    }
-
-    fn summary(&self) -> &'static str {
-        self.rules.summary
-    }
-
-    fn outputs(&self) -> &'static [&'static str] {
-        self.rules.outputs
-    }
-
-    /// `options` go to the solver (`--rules` models, `--solver rules`); the program runs as
-    /// built in.
-    fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
-        let solution = solve(session, options)?;
-        let facts = session.facts();
+impl OnPointsTo {
+    /// The program's inputs that are not facts, from `solution` (relation → its text).
+    pub fn inputs(&self, facts: &FactSet, solution: &Solution) -> Result<BTreeMap<String, String>> {
         let mut nodes = HashSet::new();
         for &(rel, column) in self.nodes {
             for line in facts.text(rel)?.lines() {
@@ -55,7 +40,6 @@ impl Analysis for OnPointsTo {
         }
         let mut inputs = BTreeMap::new();
         for &rel in self.reads {
-            debug_assert!(OUTPUTS.contains(&rel));
             inputs.insert(rel.to_string(), solution.text(rel)?);
         }
         if self.held_objects {
@@ -65,8 +49,7 @@ impl Analysis for OnPointsTo {
         inputs.insert("points_to_class".into(), classes);
         inputs.insert("class_points_to".into(), sets);
         inputs.insert("var_points_to_field".into(), String::new());
-        drop(solution);
-        self.rules.run_with(session, &Options::default(), &inputs)
+        Ok(inputs)
     }
 }
 
