@@ -89,8 +89,9 @@ bench-dtrans limit="600":
     cargo build --release --quiet
     python3 fixtures/bench/dtrans_bench.py --limit {{limit}}
 
-# Dataflow benchmark: `llfacts analyze --analysis constprop|range|availexpr` after mem2reg and
-# `mustpoint` at -O0, on SQLite's amalgamation and Lua; time, peak memory, relation sizes.
+# Dataflow benchmark: `llfacts analyze --analysis constprop|range|availexpr|defuse` after
+# mem2reg and `mustpoint` at -O0, on SQLite's amalgamation and Lua; time, peak memory,
+# relation sizes (defuse against the points-to solve alone).
 bench-dataflow limit="300":
     cargo build --release --quiet
     python3 fixtures/bench/dataflow_bench.py --limit {{limit}}

@@ -8,6 +8,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::engine::{Database, EvalStats, OutTarget, Program};
 use crate::facts::FactSet;
+use crate::facts::row::split_fields;
 use crate::facts::writer::{FactDir, cause};
 
 /// What the user asked for.
@@ -61,6 +62,9 @@ pub enum Inputs<'a> {
     /// A directory of `.facts` files (any relations: `llfacts run` reads other tools' too).
     Dir(&'a Path),
     Facts(&'a FactSet),
+    /// Facts, and relations that are not facts (a native solver's results, read by a rule
+    /// program as inputs), each as the text of its fact file.
+    FactsAnd(&'a FactSet, &'a BTreeMap<String, String>),
 }
 
 /// Where its outputs go.
@@ -117,6 +121,19 @@ impl Evaluation<'_> {
                             facts.for_each_row(name, |fields| db.insert(name, fields))?;
                         }
                     }
+                    Inputs::FactsAnd(facts, extra) => {
+                        for name in program.inputs() {
+                            match extra.get(name) {
+                                Some(text) => {
+                                    for line in text.lines() {
+                                        let fields: Vec<&str> = split_fields(line).collect();
+                                        db.insert(name, &fields)?;
+                                    }
+                                }
+                                None => facts.for_each_row(name, |f| db.insert(name, f))?,
+                            }
+                        }
+                    }
                 }
                 let stats = db.run(self.jobs)?;
                 let texts = match outputs {
@@ -135,6 +152,10 @@ impl Evaluation<'_> {
                 let fact_dir = match inputs {
                     Inputs::Dir(dir) => dir.to_path_buf(),
                     Inputs::Facts(facts) => facts.on_disk(&(self.scratch)()?.join("facts"))?,
+                    Inputs::FactsAnd(facts, extra) => {
+                        let scratch = (self.scratch)()?;
+                        facts.on_disk_with(&scratch.join("facts"), extra, &scratch)?
+                    }
                 };
                 let program = (self.on_disk)()?;
                 let run = |target: &OutTarget| {

@@ -34,6 +34,7 @@ pub static ANALYSES: &[&dyn Analysis] = &[
     &dataflow::RANGE,
     &dataflow::AVAILEXPR,
     &dataflow::MUSTPOINT,
+    &pointsto::DEFUSE,
     &dtrans::DTRANS,
 ];
 

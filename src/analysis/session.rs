@@ -50,12 +50,35 @@ impl Session {
         self.run_parsed(source, &program, wanted)
     }
 
+    /// As [`Session::run`], with `inputs`, relations that are not facts (a native solver's
+    /// results: relation → the text of its fact file), read by the program as inputs.
+    pub fn run_with(
+        &self,
+        source: &RuleSource,
+        wanted: &[&str],
+        inputs: &BTreeMap<String, String>,
+    ) -> Result<Tables> {
+        let program = self.parse(source)?;
+        let inputs = Inputs::FactsAnd(&self.facts, inputs);
+        self.evaluate(source, &program, wanted, inputs)
+    }
+
     /// As [`Session::run`], for a program parsed already.
     pub fn run_parsed(
         &self,
         source: &RuleSource,
         program: &Program,
         wanted: &[&str],
+    ) -> Result<Tables> {
+        self.evaluate(source, program, wanted, Inputs::Facts(&self.facts))
+    }
+
+    fn evaluate(
+        &self,
+        source: &RuleSource,
+        program: &Program,
+        wanted: &[&str],
+        inputs: Inputs,
     ) -> Result<Tables> {
         let mut columns = BTreeMap::new();
         for w in wanted {
@@ -75,7 +98,7 @@ impl Session {
             jobs: self.jobs,
             warn: false, // rule programs run by commands stay silent
         };
-        let (_, texts) = evaluation.run(Inputs::Facts(&self.facts), Outputs::Memory(wanted))?;
+        let (_, texts) = evaluation.run(inputs, Outputs::Memory(wanted))?;
         let tables = texts
             .into_iter()
             .map(|(name, text)| {

@@ -1,6 +1,7 @@
 //! What an analysis is to the commands that run it: a name, its outputs, and a run that
 //! gives results with a summary, findings and relations to write.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow};
@@ -83,8 +84,24 @@ impl Analysis for RuleAnalysis {
     }
 
     fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
+        self.run_with(session, options, &BTreeMap::new())
+    }
+}
+
+impl RuleAnalysis {
+    /// Runs the program with `inputs` as well: relations that are not facts (a native
+    /// solver's results), each as the text of its fact file (see [`Session::run_with`]).
+    pub fn run_with(
+        &self,
+        session: &Session,
+        options: &Options,
+        inputs: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Results>> {
         let source = RuleSource::builtin(self.program).with(&options.rules);
-        let tables = session.run(&source, self.outputs)?;
+        let tables = match inputs.is_empty() {
+            true => session.run(&source, self.outputs)?,
+            false => session.run_with(&source, self.outputs, inputs)?,
+        };
         Ok(Box::new(RuleResults {
             program: self.program,
             outputs: self.outputs,

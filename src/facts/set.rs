@@ -64,6 +64,35 @@ impl FactSet {
         Ok(())
     }
 
+    /// A directory holding these facts (as `on_disk` gives them) and the `extra` relations'
+    /// files (relation → its text), made under `tmp` as links to the facts' files; it stays
+    /// until `tmp` is removed.
+    pub fn on_disk_with(
+        &self,
+        scratch: &Path,
+        extra: &std::collections::BTreeMap<String, String>,
+        tmp: &Path,
+    ) -> Result<PathBuf> {
+        let facts = self.on_disk(scratch)?;
+        let dir = tempfile::Builder::new()
+            .prefix("facts")
+            .tempdir_in(tmp)
+            .map_err(|e| anyhow!("{}: {}", tmp.display(), cause(&e)))?
+            .keep();
+        let read = |e: std::io::Error| anyhow!("{}: {}", facts.display(), cause(&e));
+        for entry in std::fs::read_dir(&facts).map_err(read)? {
+            let entry = entry.map_err(read)?;
+            let file = std::path::absolute(entry.path()).map_err(read)?;
+            std::os::unix::fs::symlink(&file, dir.join(entry.file_name())).map_err(read)?;
+        }
+        for (name, text) in extra {
+            let path = dir.join(format!("{name}.facts"));
+            let _ = std::fs::remove_file(&path);
+            std::fs::write(&path, text).map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))?;
+        }
+        Ok(dir)
+    }
+
     /// A directory holding these facts: the directory itself, or `scratch` written once.
     pub fn on_disk(&self, scratch: &Path) -> Result<PathBuf> {
         match self {

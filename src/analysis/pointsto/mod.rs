@@ -3,6 +3,7 @@
 //! the `.ll` text.
 
 pub mod andersen;
+pub mod client;
 mod locset;
 pub mod solution;
 
@@ -18,6 +19,7 @@ use super::unit::{Analysis, Options, Results};
 use super::locate::display;
 use crate::facts::{FactSet, rows};
 use solution::Builder;
+pub use client::{DEFUSE, OnPointsTo};
 pub use solution::Solution;
 
 /// The points-to program, its specification.
@@ -62,6 +64,27 @@ impl Analysis for Andersen {
 
     fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
         Ok(Box::new(solve(session, options)?))
+    }
+}
+
+impl Analysis for OnPointsTo {
+    fn name(&self) -> &'static str {
+        self.rules.name
+    }
+
+    fn summary(&self) -> &'static str {
+        self.rules.summary
+    }
+
+    fn outputs(&self) -> &'static [&'static str] {
+        self.rules.outputs
+    }
+
+    /// `options` go to the solver (`--rules` models, `--solver rules`); the program runs as
+    /// built in.
+    fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
+        let inputs = self.inputs(session.facts(), &solve(session, options)?)?;
+        self.rules.run_with(session, &Options::default(), &inputs)
     }
 }
 

@@ -288,6 +288,54 @@ impl Solution {
         write_relations(dir, relations, |rel, w| self.write_relation(rel, w))
     }
 
+    /// An output relation as the text of its file, as `write` writes it.
+    pub fn text(&self, rel: &str) -> Result<String> {
+        let mut out = Vec::new();
+        self.write_relation(rel, &mut out)?;
+        Ok(String::from_utf8(out)?)
+    }
+
+    /// `obj_points_to` with one row per target (the first holder of each), as the text of
+    /// its file: for programs that read which objects memory holds, not where.
+    pub fn held_objects_text(&self) -> Result<String> {
+        let mut holder: Vec<Option<u32>> = vec![None; self.names.len()];
+        let mut seen = vec![false; self.sets.len()];
+        for &(o, _, s) in &self.cell_sets {
+            if !std::mem::replace(&mut seen[s as usize], true) {
+                for (t, _) in self.set_locs(s) {
+                    holder[t as usize].get_or_insert(o);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (t, h) in holder.iter().enumerate() {
+            if let Some(h) = h {
+                write_tuple(&mut out, &[&self.name(*h), &self.name(t as u32)])?;
+            }
+        }
+        Ok(String::from_utf8(out)?)
+    }
+
+    /// The points-to sets of the nodes `keep` chooses, each distinct set once: the texts of
+    /// `points_to_class(var, class)` and `class_points_to(class, obj, offset)`, a class
+    /// being `#set:N` (what `var_points_to_field` holds, shared).
+    pub fn points_to_classes(&self, keep: impl Fn(&str) -> bool) -> Result<(String, String)> {
+        let (mut nodes, mut sets) = (Vec::new(), Vec::new());
+        let mut used = vec![false; self.sets.len()];
+        for &(v, s) in &self.var_sets {
+            if keep(self.name(v)) {
+                write_tuple(&mut nodes, &[&self.name(v), &format_args!("#set:{s}")])?;
+                used[s as usize] = true;
+            }
+        }
+        for (s, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+            for (o, f) in self.set_locs(s as u32) {
+                write_tuple(&mut sets, &[&format_args!("#set:{s}"), &self.name(o), &f])?;
+            }
+        }
+        Ok((String::from_utf8(nodes)?, String::from_utf8(sets)?))
+    }
+
     fn write_relation(&self, rel: &str, w: &mut dyn Write) -> std::io::Result<()> {
         let n = |id: u32| self.name(id);
         match rel {
