@@ -5,7 +5,7 @@ use std::process::{Command, Output};
 
 mod common;
 
-use common::{read_file as read, run_in as llfacts, stderr_text as stderr, write_file as write};
+use common::{read_file as read, run_builtin_in as llfacts, stderr_text as stderr, write_file as write};
 
 /// Assert a failed run: exit code 1, one-line message containing `parts`, no panic.
 fn assert_fails(o: &Output, parts: &[&str]) {

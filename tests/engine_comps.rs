@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{read_file as read, run_in as llfacts, stderr_text as stderr, write_file as write};
+use common::{read_file as read, run_builtin_in as llfacts, stderr_text as stderr, write_file as write};
 
 /// Run `prog` on `facts` (file name, contents) with `-D -` and `jobs` threads; stdout.
 fn run_stdout(prog: &str, facts: &[(&str, &str)], jobs: &str) -> String {

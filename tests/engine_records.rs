@@ -10,7 +10,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{read_file as read, run_in as llfacts, write_file as write};
+use common::{read_file as read, run_builtin_in as llfacts, write_file as write};
 
 /// Run `p.dl` on `facts/` into `out/` with `jobs` threads; panics on failure.
 fn run_ok(d: &Path, jobs: &str) {

@@ -26,6 +26,17 @@ pub fn run_in(args: &[&str], cwd: &Path) -> Output {
         .expect("run llfacts")
 }
 
+/// Runs `llfacts args` in `cwd`, an `llfacts run` on the builtin engine unless the arguments
+/// choose one: the engine's own tests must not turn into Soufflé's where `souffle` is on
+/// PATH (the default engine is `auto`).
+pub fn run_builtin_in(args: &[&str], cwd: &Path) -> Output {
+    let mut args = args.to_vec();
+    if args.first() == Some(&"run") && !args.contains(&"--engine") {
+        args.extend(["--engine", "builtin"]);
+    }
+    run_in(&args, cwd)
+}
+
 /// The names in `dir` of llfacts' temporaries (`...llfacts-tmp...`): litter after a run.
 pub fn temporaries_in(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
