@@ -63,7 +63,7 @@ fn rule_files() -> Vec<(String, PathBuf)> {
 
 /// `$OUT_DIR/rule_files.rs` (the embedded texts) and `$OUT_DIR/rule_rows.rs` (a module per
 /// file, `rules/lib/models.dl` → `lib_models`, with a row struct per `.decl` whose columns
-/// are all of Soufflé's primitive types).
+/// are all of Soufflé's primitive types, and the file's `.output` relations as `OUTPUTS`).
 fn embed_rules() {
     println!("cargo:rerun-if-changed=rules");
     let files = rule_files();
@@ -78,13 +78,17 @@ fn embed_rules() {
             .trim_end_matches(".dl")
             .replace(['/', '-', '.'], "_");
         let mut decls = String::new();
+        let mut outputs = Vec::new();
         for line in text.lines() {
             if let Some(decl) = row_decl(line) {
                 writeln!(decls, "        {decl}").unwrap();
             }
+            if let Some(rest) = line.trim().strip_prefix(".output ") {
+                outputs.push(rest.split(|c: char| c.is_whitespace() || c == '(').next().unwrap());
+            }
         }
         if !decls.is_empty() {
-            writeln!(rows, "/// Rows of `{rel}`'s relations.\npub mod {module} {{\n    crate::row_structs! {{\n{decls}    }}\n}}").unwrap();
+            writeln!(rows, "/// Rows of `{rel}`'s relations.\npub mod {module} {{\n    /// The relations `{rel}` outputs, in its order.\n    pub const OUTPUTS: &[&str] = &{outputs:?};\n    crate::row_structs! {{\n{decls}    }}\n}}").unwrap();
         }
     }
     embedded.push_str("];\n");

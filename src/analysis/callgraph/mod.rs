@@ -3,13 +3,14 @@
 //! reaches (reported as notes).
 
 use super::finding::Severity;
+use super::rows;
 use super::unit::{FindingRule, RuleAnalysis};
 
 pub static CALLGRAPH: RuleAnalysis = RuleAnalysis {
     name: "callgraph",
     summary: "direct call graph across modules, recursion and unreachable blocks (rules/callgraph.dl)",
     program: "rules/callgraph.dl",
-    outputs: &["call_edge", "external_callee", "recursive", "unreachable_block"],
+    outputs: rows::callgraph::OUTPUTS,
     findings: &[FindingRule {
         relation: "unreachable_block",
         rule: "unreachable-block",

@@ -5,13 +5,14 @@
 //! encodings and their limits are in docs/dataflow.md.
 
 use super::finding::Severity;
+use super::rows;
 use super::unit::{FindingRule, RuleAnalysis};
 
 pub static CONSTPROP: RuleAnalysis = RuleAnalysis {
     name: "constprop",
     summary: "SSA values that are always one constant, and divisions by a constant zero (rules/constprop.dl)",
     program: "rules/constprop.dl",
-    outputs: &["constant_value", "division_by_zero"],
+    outputs: rows::constprop::OUTPUTS,
     findings: &[FindingRule {
         relation: "division_by_zero",
         rule: "division-by-zero",
@@ -25,7 +26,7 @@ pub static RANGE: RuleAnalysis = RuleAnalysis {
     name: "range",
     summary: "value ranges of SSA integers, and array indexes outside their array (rules/range.dl)",
     program: "rules/range.dl",
-    outputs: &["value_range", "out_of_bounds"],
+    outputs: rows::range::OUTPUTS,
     findings: &[FindingRule {
         relation: "out_of_bounds",
         rule: "out-of-bounds",
@@ -39,7 +40,7 @@ pub static AVAILEXPR: RuleAnalysis = RuleAnalysis {
     name: "availexpr",
     summary: "expressions SSA values compute, and values a dominating one already computes (rules/availexpr.dl)",
     program: "rules/availexpr.dl",
-    outputs: &["available_expr", "equivalent_vars"],
+    outputs: rows::availexpr::OUTPUTS,
     findings: &[],
 };
 
@@ -47,6 +48,6 @@ pub static MUSTPOINT: RuleAnalysis = RuleAnalysis {
     name: "mustpoint",
     summary: "locations that must hold the address of other locations, per program point, on -O0 code (rules/mustpoint.dl)",
     program: "rules/mustpoint.dl",
-    outputs: &["must_point_to", "must_point_to_at_exit"],
+    outputs: rows::mustpoint::OUTPUTS,
     findings: &[],
 };

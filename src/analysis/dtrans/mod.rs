@@ -25,15 +25,6 @@ pub static DTRANS: DTrans = DTrans;
 pub struct DTrans;
 
 const PROGRAM: &str = "rules/dtrans.dl";
-const OUTPUTS: &[&str] = &[
-    "dtrans_type",
-    "dtrans_safety",
-    "dtrans_safety_witness",
-    "dtrans_field_access",
-    "dtrans_field_value",
-    "dtrans_field_alloc",
-    "dtrans_whole_program",
-];
 
 impl Analysis for DTrans {
     fn name(&self) -> &'static str {
@@ -45,12 +36,12 @@ impl Analysis for DTrans {
     }
 
     fn outputs(&self) -> &'static [&'static str] {
-        OUTPUTS
+        out::OUTPUTS
     }
 
     fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
         let source = RuleSource::builtin(PROGRAM).with(&options.rules);
-        let tables = session.run(&source, OUTPUTS)?;
+        let tables = session.run(&source, out::OUTPUTS)?;
         let report = Report::new(session, &tables)?;
         Ok(Box::new(DTransResults { tables, report }))
     }

@@ -59,7 +59,7 @@ pub static DEFUSE: OnPointsTo = OnPointsTo {
         name: "defuse",
         summary: "reaching definitions over memory (DefSites from the points-to solution) and def-use edges (rules/defuse.dl)",
         program: "rules/defuse.dl",
-        outputs: &["reaching_def", "def_use_edge"],
+        outputs: crate::analysis::rows::defuse::OUTPUTS,
         findings: &[],
     },
     reads: &["object", "call_graph_edge"],
