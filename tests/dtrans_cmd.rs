@@ -1,6 +1,7 @@
 //! `llfacts dtrans` through the binary on fixtures/dtrans/program.c: the full report of
 //! every struct type (conditions, verdicts, field summaries), at -O2 without LLVM passes
-//! (the input DTrans is meant for) and at -O0; `-o`, `--facts`, and bad input.
+//! (the input DTrans is meant for) and at -O0; `-o`, `--facts`, and bad input; and on
+//! fixtures/dtrans/ambiguous.c, how the ambiguous set is reported.
 
 mod common;
 
@@ -161,6 +162,8 @@ fn text_output_relations_and_facts() {
         "dtrans_field_value",
         "dtrans_field_alloc",
         "dtrans_whole_program",
+        "dtrans_ambiguous",
+        "dtrans_ambiguous_witness",
     ] {
         assert!(out.join(format!("{rel}.csv")).exists(), "{rel}");
     }
@@ -173,6 +176,49 @@ fn text_output_relations_and_facts() {
     let o = llfacts().arg("dtrans").arg("--facts").arg(&facts).output().unwrap();
     assert!(o.status.success(), "{}", stderr_text(&o));
     assert_eq!(String::from_utf8(o.stdout).unwrap(), text);
+}
+
+/// Eight types through one `void *` (fixtures/dtrans/ambiguous.c, whose EXPECT lines
+/// tests/dtrans_rules.rs checks): each is marked ambiguous, its conditions seen on the
+/// ambiguous pointers say so, and the type that never meets them stays legal.
+#[test]
+fn ambiguous_types_are_reported() {
+    let dir = scratch("dtrans_cmd_ambiguous");
+    let bc = dir.join("ambiguous.bc");
+    compile(&repo().join("fixtures/dtrans/ambiguous.c"), &bc, &["-O2", "-Xclang", "-disable-llvm-passes"]);
+    let r = report(&bc);
+    assert_eq!(r["summary"]["ambiguous"], 8, "{:#}", r["summary"]);
+    let named = |name: &str| {
+        let id = format!("ambiguous:%struct.{name}");
+        (r["types"].as_array().unwrap().iter()).find(|t| t["type"] == id.as_str()).unwrap().clone()
+    };
+    for name in ["amb_a", "amb_b", "amb_c", "amb_d", "amb_e", "amb_f", "amb_g", "amb_h"] {
+        let t = named(name);
+        assert_eq!(t["ambiguous"], true, "{name}");
+        assert_eq!(t["reorder"]["legal"], false, "{name}");
+        let through: BTreeSet<String> = (t["conditions"].as_array().unwrap().iter())
+            .filter(|c| c["ambiguous"] == true)
+            .map(|c| c["condition"].as_str().unwrap().to_string())
+            .collect();
+        // Seen only on the ambiguous pointers (their own LocalPtr slots are direct).
+        for c in ["GlobalPtr", "MismatchedElementAccess", "UnsafePointerStore"] {
+            assert!(through.contains(c), "{name}: {c} not through an ambiguous pointer: {t:#}");
+        }
+        assert!(!through.contains("LocalPtr"), "{name}: {t:#}");
+    }
+    // `rc->z` uses the ambiguous pointer as amb_c itself: amb_c's BadCasting is its own.
+    let c = named("amb_c");
+    let bad = (c["conditions"].as_array().unwrap().iter()).find(|c| c["condition"] == "BadCasting").unwrap();
+    assert_eq!(bad["ambiguous"], false, "{c:#}");
+    let keeper = named("keeper");
+    assert_eq!(keeper["ambiguous"], false);
+    assert_eq!(keeper["reorder"]["legal"], true);
+    assert_eq!(keeper["reorder"]["saves_bytes"], 8);
+
+    let o = llfacts().arg("dtrans").arg(&bc).output().unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("8 reaching ambiguous pointers"), "{text}");
+    assert!(text.contains("(an ambiguous pointer)"), "{text}");
 }
 
 #[test]

@@ -70,6 +70,7 @@ impl Report {
             types.insert(ty.clone(), TypeReport {
                 ty,
                 layout,
+                ambiguous: false,
                 conditions: vec![],
                 fields,
                 verdict: Verdict::default(),
@@ -83,14 +84,40 @@ impl Report {
             (witnesses.entry((r.ty.to_string(), r.condition.to_string())).or_default())
                 .push(r.entity.to_string());
         }
-        for ((ty, name), entities) in witnesses {
-            let Some(t) = types.get_mut(&ty) else { continue };
+        let pick = |entities: &[String]| {
             let located = entities.iter().find_map(|e| locate.location(e).map(|l| (e, l)));
-            let (witness, location) = match located {
+            match located {
                 Some((e, l)) => (e.clone(), Some(l)),
                 None => (entities[0].clone(), None),
-            };
-            t.conditions.push(Condition { name, witness, location });
+            }
+        };
+        for ((ty, name), entities) in witnesses {
+            let Some(t) = types.get_mut(&ty) else { continue };
+            let (witness, location) = pick(&entities);
+            t.conditions.push(Condition { name, witness, location, ambiguous: false });
+        }
+        // The ambiguous set's conditions, each type's own witness first.
+        let mut ambiguous: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in tables.rows::<out::dtrans_ambiguous_witness>()? {
+            let r = r?;
+            ambiguous.entry(r.condition.to_string()).or_default().push(r.entity.to_string());
+        }
+        let ambiguous: Vec<(String, (String, Option<_>))> =
+            ambiguous.into_iter().map(|(name, entities)| (name, pick(&entities))).collect();
+        for r in tables.rows::<out::dtrans_ambiguous>()? {
+            let Some(t) = types.get_mut(r?.ty) else { continue };
+            t.ambiguous = true;
+            for (name, (witness, location)) in &ambiguous {
+                if !t.conditions.iter().any(|c| &c.name == name) {
+                    t.conditions.push(Condition {
+                        name: name.clone(),
+                        witness: witness.clone(),
+                        location: location.clone(),
+                        ambiguous: true,
+                    });
+                }
+            }
+            t.conditions.sort_by(|a, b| a.name.cmp(&b.name));
         }
 
         for r in tables.rows::<out::dtrans_field_access>()? {

@@ -12,6 +12,8 @@ pub struct Condition {
     pub name: String,
     pub witness: String,
     pub location: Option<Location>,
+    /// Seen on an ambiguous pointer (rules/lib/dtrans_types.dl), not on one of this type.
+    pub ambiguous: bool,
 }
 
 /// A field's summaries.
@@ -34,6 +36,8 @@ pub struct FieldSummary {
 pub struct TypeReport {
     pub ty: String,
     pub layout: Option<Layout>,
+    /// Reaches pointers to more than 6 struct types, and has every condition seen there.
+    pub ambiguous: bool,
     pub conditions: Vec<Condition>,
     pub fields: Vec<FieldSummary>,
     pub verdict: Verdict,

@@ -13,8 +13,8 @@ use crate::analysis::locate::Location;
 pub fn summary_line(r: &Report) -> String {
     let s = Summary::of(r);
     let mut line = format!(
-        "{} struct types: {} without conditions, {} legal to reorder ({} saving padding, {} bytes per instance in all), {} with deletable fields, {} legal to split",
-        s.types, s.clean, s.reorderable, s.saving, s.saved_bytes, s.deletable, s.splittable
+        "{} struct types: {} without conditions, {} legal to reorder ({} saving padding, {} bytes per instance in all), {} with deletable fields, {} legal to split, {} reaching ambiguous pointers",
+        s.types, s.clean, s.reorderable, s.saving, s.saved_bytes, s.deletable, s.splittable, s.ambiguous
     );
     if !r.whole_program.is_empty() {
         let _ = write!(
@@ -35,6 +35,7 @@ struct Summary {
     saved_bytes: i64,
     deletable: usize,
     splittable: usize,
+    ambiguous: usize,
     /// Types that nothing but the whole-program preconditions blocks.
     blocked_by_program_only: usize,
     /// Conditions by the number of types they hold for, most frequent first.
@@ -52,6 +53,7 @@ impl Summary {
             saved_bytes: v().map(|v| i64::from(v.reorder_saves.unwrap_or(0))).sum(),
             deletable: v().filter(|v| !v.deletable.is_empty()).count(),
             splittable: v().filter(|v| v.split).count(),
+            ambiguous: r.types.iter().filter(|t| t.ambiguous).count(),
             blocked_by_program_only: v().filter(|v| v.blocked_by == [transform::WHOLE_PROGRAM]).count(),
             frequent: frequent(r),
         }
@@ -149,7 +151,8 @@ fn type_text(out: &mut String, t: &TypeReport) {
         let _ = writeln!(out, "  conditions: none");
     }
     for c in &t.conditions {
-        let _ = writeln!(out, "  {}: {}{}", c.name, c.witness, at(&c.location));
+        let through = if c.ambiguous { " (an ambiguous pointer)" } else { "" };
+        let _ = writeln!(out, "  {}: {}{}{through}", c.name, c.witness, at(&c.location));
     }
     for f in &t.fields {
         let access: Vec<&str> = f.access.iter().map(String::as_str).collect();
@@ -174,7 +177,7 @@ fn type_text(out: &mut String, t: &TypeReport) {
 }
 
 fn condition_json(c: &Condition) -> Value {
-    let mut v = json!({ "condition": c.name, "witness": c.witness });
+    let mut v = json!({ "condition": c.name, "witness": c.witness, "ambiguous": c.ambiguous });
     if let Some(l) = &c.location {
         v["location"] = json!({ "file": l.file, "line": l.line, "column": l.column });
     }
@@ -203,6 +206,7 @@ pub fn json(r: &Report) -> Value {
             json!({
                 "type": t.ty,
                 "size": t.layout.as_ref().map(|l| l.size),
+                "ambiguous": t.ambiguous,
                 "conditions": t.conditions.iter().map(condition_json).collect::<Vec<_>>(),
                 "fields": fields,
                 "reorder": {
@@ -224,6 +228,7 @@ pub fn json(r: &Report) -> Value {
             "types": s.types, "without_conditions": s.clean, "reorder_legal": s.reorderable,
             "reorder_saving": s.saving, "reorder_saved_bytes": s.saved_bytes,
             "with_deletable_fields": s.deletable, "split_legal": s.splittable,
+            "ambiguous": s.ambiguous,
             "blocked_only_by_whole_program": s.blocked_by_program_only,
             "conditions": s.frequent.iter().map(|(c, n)| json!({ "condition": c, "types": n })).collect::<Vec<_>>(),
         },
