@@ -1,6 +1,7 @@
 //! A native solver for the points-to fixpoint of `rules/andersen.dl` (its "Stratum 2" and
 //! the derived outputs). The rule file is the specification: linking, models and wrapper
-//! detection (`rules/lib/andersen_prep.dl`) still run on the rule engine, and
+//! detection (`rules/lib/andersen_prep.dl`) still run on the rule engine, as
+//! `rules/andersen_native.dl`, whose outputs are what this solver reads; and
 //! `tests/andersen_native.rs` proves the two give the same tuples on every fixture.
 //!
 //! The fixpoint is the classic inclusion-constraint graph with difference propagation:
@@ -152,36 +153,6 @@ struct Prep {
     links: HashMap<u32, Vec<i32>>,
     throw: HashMap<u32, Vec<i32>>,
 }
-
-/// The relations the prep program must output for the solver.
-pub const PREP_OUTPUTS: &[&str] = &[
-    "linked_object",
-    "looping_field",
-    "wrapper",
-    "wrapper_return_offset",
-    "wrapper_inner",
-    "external_function",
-    "unmodelled_function",
-    "variadic_function",
-    "external_global",
-    "indirect_call_type",
-    "callable_type",
-    "max_offset",
-    "object_size",
-    "copy_length",
-    "root_function",
-    "model_alloc",
-    "model_out_alloc",
-    "model_return_arg",
-    "model_return_into_arg",
-    "model_return_into_arg_any_call",
-    "model_return_load_arg",
-    "static_storage",
-    "model_copy_contents",
-    "model_out_into_arg",
-    "model_throw",
-    "model_links",
-];
 
 struct Solver {
     sym: Symbols,
