@@ -107,12 +107,12 @@ pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
     let builder = match options.rules_only {
         true => {
             let source = RuleSource::builtin(PROGRAM).with(extra);
-            Builder::from_outputs(&session.run(&source, Builder::READS)?)?
+            Builder::from_outputs(session.run(&source, Builder::READS)?)?
         }
         false => {
             let source = RuleSource::builtin(PREP).with(extra);
             let prep = session.run(&source, andersen_native::OUTPUTS)?;
-            andersen::solve(session.facts(), &prep)?
+            andersen::solve(session.facts(), prep)?
         }
     };
     Ok(builder.finish())
