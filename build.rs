@@ -87,7 +87,7 @@ fn embed_rules() {
                 outputs.push(rest.split(|c: char| c.is_whitespace() || c == '(').next().unwrap());
             }
         }
-        if !decls.is_empty() {
+        if !decls.is_empty() || !outputs.is_empty() {
             writeln!(rows, "/// Rows of `{rel}`'s relations.\npub mod {module} {{\n    /// The relations `{rel}` outputs, in its order.\n    pub const OUTPUTS: &[&str] = &{outputs:?};\n    crate::row_structs! {{\n{decls}    }}\n}}").unwrap();
         }
     }

@@ -35,6 +35,20 @@ pub const LLVM_FATAL_EXIT: i32 = 3;
 /// LLVM newer than the one linked (`extract` checks that this names it).
 pub const NOT_READABLE: &str = "the file is corrupt or from an LLVM newer than 22";
 
+/// The reader process ended with `.0` as its exit code after its errors were printed (by
+/// it, or for it by the supervisor): the command ends with the same code, printing nothing
+/// more.
+#[derive(Debug)]
+pub struct Reported(pub i32);
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the reader process failed (exit code {})", self.0)
+    }
+}
+
+impl std::error::Error for Reported {}
+
 const STATUS_FD: RawFd = 3;
 const STATUS_ENV: &str = "LLFACTS_STATUS_FD";
 const TTY_ENV: &str = "LLFACTS_STDERR_TTY";
@@ -348,6 +362,8 @@ fn finish(
     let sig = CAUGHT.load(SeqCst);
     if sig != 0 {
         remove_temporaries();
+        // The user interrupted the process, not this command: it ends here, as the signal
+        // would have ended it, whichever thread supervises (a pool's, for the analyses).
         std::process::exit(128 + sig);
     }
     Ok(Ended {
@@ -530,7 +546,7 @@ fn run_reader(
             }
         }
         if !keep_going {
-            std::process::exit(1);
+            return Err(Reported(1).into());
         }
         skip.extend(blamed.iter().map(|(i, _)| *i));
     }
@@ -596,7 +612,7 @@ pub fn to_memory(
     })?;
     if !ended.status.success() {
         // The child printed its one-line error.
-        std::process::exit(ended.status.code().unwrap_or(1));
+        return Err(Reported(ended.status.code().unwrap_or(1)).into());
     }
     match ended.received {
         Some(Ok(received)) => Ok(received),

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use llfacts::isolate::Reported;
+
 const EXAMPLES: &str = "Examples:
   llfacts extract foo.bc -o facts/             facts for one module
   llfacts extract a.bc b.ll c.bc -o facts/     one fact set for several modules
@@ -83,10 +85,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(code) => code,
-        Err(err) => {
-            eprintln!("llfacts: {err:#}");
-            ExitCode::from(if err.is::<cli::options::Usage>() { 2 } else { 1 })
-        }
+        Err(err) => match err.downcast_ref::<Reported>() {
+            Some(Reported(code)) => ExitCode::from(*code as u8),
+            None => {
+                eprintln!("llfacts: {err:#}");
+                ExitCode::from(if err.is::<cli::options::Usage>() { 2 } else { 1 })
+            }
+        },
     }
 }
 
@@ -97,6 +102,7 @@ fn forked_reader(argv: Vec<std::ffi::OsString>) -> i32 {
     match run(cli.command) {
         Ok(code) if code == ExitCode::SUCCESS => 0,
         Ok(_) => 1,
+        Err(ref err) if let Some(Reported(code)) = err.downcast_ref() => *code,
         Err(err) => {
             eprintln!("llfacts: {err:#}");
             1

@@ -58,6 +58,16 @@ fn only_the_cli_uses_clap() {
 }
 
 #[test]
+fn commands_never_exit_themselves() {
+    // Only the process's edges may: the panic hook, and the supervisor passing on a signal
+    // (each `process::exit` there says why).
+    assert_eq!(
+        offenders("process::exit", &["main.rs", "isolate.rs", "bin/"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
 fn only_extract_uses_llvm() {
     assert_eq!(offenders("llvm_sys", &["extract/"]), Vec::<String>::new());
     // One LLVM per binary: the llvm-ir crate (its own static LLVM) is gone for good.

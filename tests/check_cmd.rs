@@ -72,7 +72,7 @@ fn violations_are_reported_at_their_source_location() {
     let dir = scratch("check-text");
     let bc = snippet(&dir);
     let rules = toy_rules(&dir);
-    let o = check(&["--rules"], &[&rules, &bc]);
+    let o = check(&["--checks"], &[&rules, &bc]);
     assert_eq!(o.status.code(), Some(1));
     let src = dir.join("x.c").display().to_string();
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
@@ -97,7 +97,7 @@ fn json_report() {
     let dir = scratch("check-json");
     let bc = snippet(&dir);
     let rules = toy_rules(&dir);
-    let o = check(&["--format", "json", "--rules"], &[&rules, &bc]);
+    let o = check(&["--format", "json", "--checks"], &[&rules, &bc]);
     assert_eq!(o.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["count"], 2);
@@ -122,7 +122,7 @@ fn sarif_report_is_valid_sarif_2_1_0() {
     let rules = toy_rules(&dir);
     let report = dir.join("report.sarif");
     let o = check(
-        &["--format", "sarif", "--rules"],
+        &["--format", "sarif", "--checks"],
         &[&rules, &bc, Path::new("-o"), &report],
     );
     assert_eq!(o.status.code(), Some(1));
@@ -179,7 +179,7 @@ fn failed_report_write_keeps_the_previous_report() {
     std::fs::write(&report, "previous").unwrap();
     let mut cmd = llfacts();
     cmd.args([
-        "check", "--engine", "builtin", "--format", "sarif", "--rules",
+        "check", "--engine", "builtin", "--format", "sarif", "--checks",
     ])
     .args([&rules, &bc])
     .arg("-o")
@@ -198,7 +198,7 @@ fn checks_an_existing_fact_directory() {
     extract_ok(&[bc], &facts, &["-q"]);
     let rules = toy_rules(&dir);
     let o = check(
-        &["--format", "json", "--rules"],
+        &["--format", "json", "--checks"],
         &[&rules, Path::new("--facts"), &facts],
     );
     assert_eq!(o.status.code(), Some(1));
@@ -214,7 +214,7 @@ fn errors_and_usage() {
     // Rules that do not output `violation`.
     let bad = dir.join("bad.dl");
     std::fs::write(&bad, ".decl a(x: number)\n.output a\na(1).\n").unwrap();
-    let o = check(&["--rules"], &[&bad, &bc]);
+    let o = check(&["--checks"], &[&bad, &bc]);
     assert_eq!(o.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use crate::engine::{Database, EvalStats, OutTarget, Program};
+use crate::engine::{Database, EvalStats, OutTarget, Program, Symbols};
 use crate::facts::FactSet;
 use crate::facts::row::split_fields;
 use crate::facts::writer::{FactDir, cause};
@@ -80,7 +80,6 @@ pub enum Outputs<'a> {
 /// and for the builtin engine when it was not parsed), `scratch` a
 /// directory Soufflé may use for facts held in memory and for outputs kept in memory.
 /// Soufflé's warnings about the program go to stderr when `warn` (else Soufflé's `-w`).
-/// Returns the builtin engine's stats and the texts of `Outputs::Memory`'s relations.
 pub struct Evaluation<'a> {
     pub backend: &'a Backend,
     pub program: Option<&'a Program>,
@@ -90,12 +89,20 @@ pub struct Evaluation<'a> {
     pub warn: bool,
 }
 
+/// What an evaluation returns.
+#[derive(Default)]
+pub struct Evaluated {
+    /// The builtin engine's stats.
+    pub stats: Option<EvalStats>,
+    /// The texts of `Outputs::Memory`'s relations.
+    pub texts: BTreeMap<String, String>,
+    /// For `Outputs::Memory` on the builtin engine: its symbol table, which holds every
+    /// symbol of the outputs, so that a native solver interns into it rather than anew.
+    pub symbols: Option<Symbols>,
+}
+
 impl Evaluation<'_> {
-    pub fn run(
-        &self,
-        inputs: Inputs,
-        outputs: Outputs,
-    ) -> Result<(Option<EvalStats>, BTreeMap<String, String>)> {
+    pub fn run(&self, inputs: Inputs, outputs: Outputs) -> Result<Evaluated> {
         match self.backend {
             Backend::Builtin => {
                 let parsed;
@@ -135,18 +142,21 @@ impl Evaluation<'_> {
                         }
                     }
                 }
-                let stats = db.run(self.jobs)?;
-                let texts = match outputs {
+                let stats = Some(db.run(self.jobs)?);
+                match outputs {
                     Outputs::Target(target) => {
                         db.write_outputs(target)?;
-                        BTreeMap::new()
+                        Ok(Evaluated { stats, ..Evaluated::default() })
                     }
-                    Outputs::Memory(wanted) => wanted
-                        .iter()
-                        .map(|w| Ok((w.to_string(), db.output_text(w)?)))
-                        .collect::<Result<_>>()?,
-                };
-                Ok((Some(stats), texts))
+                    Outputs::Memory(wanted) => {
+                        let texts = wanted
+                            .iter()
+                            .map(|w| Ok((w.to_string(), db.output_text(w)?)))
+                            .collect::<Result<_>>()?;
+                        let symbols = Some(db.into_symbols());
+                        Ok(Evaluated { stats, texts, symbols })
+                    }
+                }
             }
             Backend::Souffle(exe) => {
                 let fact_dir = match inputs {
@@ -164,7 +174,7 @@ impl Evaluation<'_> {
                 match outputs {
                     Outputs::Target(target) => {
                         run(target)?;
-                        Ok((None, BTreeMap::new()))
+                        Ok(Evaluated::default())
                     }
                     Outputs::Memory(wanted) => {
                         let out = tempfile::Builder::new()
@@ -181,7 +191,7 @@ impl Evaluation<'_> {
                                 Ok((w.to_string(), text))
                             })
                             .collect::<Result<_>>()?;
-                        Ok((None, texts))
+                        Ok(Evaluated { texts, ..Evaluated::default() })
                     }
                 }
             }
@@ -211,7 +221,7 @@ pub fn run_file(
             jobs,
             warn,
         };
-        Ok(e.run(Inputs::Dir(fact_dir), Outputs::Target(out))?.0)
+        Ok(e.run(Inputs::Dir(fact_dir), Outputs::Target(out))?.stats)
     };
     let OutTarget::Dir(dir) = out else {
         return eval(out);

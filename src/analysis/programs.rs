@@ -1,6 +1,6 @@
 //! Where a rule program's text comes from: the rule files built into the binary (every
-//! `.dl` under `rules/`, embedded by `build.rs`), a user's file, a built-in program with
-//! user files added, or a program composed of library files. Knows no analysis by name.
+//! `.dl` under `rules/`, embedded by `build.rs`), a user's file, or a built-in program with
+//! user files added. Knows no analysis by name.
 //!
 //! Built-in programs keep their repository paths (`rules/checks.dl`), so their
 //! `#include "../schema/llfacts.dl"` resolves against the generated schema exactly as it
@@ -17,40 +17,10 @@ use crate::facts::schema;
 
 include!(concat!(env!("OUT_DIR"), "/rule_files.rs"));
 
-/// A program made of library files (`rules/lib/`, which derive no output of their own)
-/// after the schema, with the relations named in `outputs` made outputs: the part of an
-/// analysis that runs on the rule engine before its native code.
-#[derive(Clone, Copy, Debug)]
-pub struct Composed {
-    /// Its name, for messages and its path: `rules/<name>.generated.dl`.
-    pub name: &'static str,
-    /// Files under `rules/lib/`, included in this order.
-    pub includes: &'static [&'static str],
-    pub outputs: &'static [&'static str],
-}
-
-impl Composed {
-    fn path(&self) -> String {
-        format!("rules/{}.generated.dl", self.name)
-    }
-
-    fn text(&self) -> String {
-        let mut text = String::from("#include \"../schema/llfacts.dl\"\n");
-        for file in self.includes {
-            text += &format!("#include \"lib/{file}\"\n");
-        }
-        for rel in self.outputs {
-            text += &format!(".output {rel}\n");
-        }
-        text
-    }
-}
-
 #[derive(Clone, Debug)]
 enum Entry {
     Builtin(&'static str),
     File(PathBuf),
-    Composed(Composed),
 }
 
 /// A rule program: its entry file, and user files included after it (more models, more
@@ -77,25 +47,17 @@ impl RuleSource {
         }
     }
 
-    pub fn composed(program: Composed) -> RuleSource {
-        RuleSource {
-            entry: Entry::Composed(program),
-            extra: vec![],
-        }
-    }
-
     /// The program with `extra` files included after it.
     pub fn with(mut self, extra: &[PathBuf]) -> RuleSource {
         self.extra.extend_from_slice(extra);
         self
     }
 
-    /// The entry's path: a repository path for built-in and composed programs.
+    /// The entry's path: a repository path for built-in programs.
     fn entry_path(&self) -> String {
         match &self.entry {
             Entry::Builtin(path) => path.to_string(),
             Entry::File(path) => path.display().to_string(),
-            Entry::Composed(c) => c.path(),
         }
     }
 }
@@ -150,15 +112,10 @@ pub fn parse(source: &RuleSource) -> Result<Program> {
     match &source.entry {
         Entry::File(path) => Program::from_file(path),
         Entry::Builtin(path) => Program::from_files(path, &files()),
-        Entry::Composed(c) => {
-            let mut files = files();
-            files.insert(c.path(), c.text());
-            Program::from_files(&c.path(), &files)
-        }
     }
 }
 
-/// The program as a file that `souffle` can read: built-in and composed programs are laid
+/// The program as a file that `souffle` can read: built-in programs are laid
 /// out under `scratch` with their includes (once), user files are used where they are.
 pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
     let entry = match &source.entry {
@@ -166,11 +123,6 @@ pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
         Entry::File(path) => std::path::absolute(path)
             .with_context(|| format!("{}: cannot resolve", path.display()))?,
         Entry::Builtin(path) => tree(scratch)?.join(path),
-        Entry::Composed(c) => {
-            let path = tree(scratch)?.join(c.path());
-            write(&path, &c.text())?;
-            path
-        }
     };
     if source.extra.is_empty() {
         return Ok(entry);

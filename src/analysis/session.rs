@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::backend::{Backend, Evaluation, Inputs, Outputs};
 use super::programs::{self, RuleSource};
-use crate::engine::Program;
+use crate::engine::{Program, Symbols};
 use crate::facts::writer::write_relations;
 use crate::facts::{FactSet, Row, row};
 
@@ -98,8 +98,9 @@ impl Session {
             jobs: self.jobs,
             warn: false, // rule programs run by commands stay silent
         };
-        let (_, texts) = evaluation.run(inputs, Outputs::Memory(wanted))?;
-        let tables = texts
+        let evaluated = evaluation.run(inputs, Outputs::Memory(wanted))?;
+        let tables = evaluated
+            .texts
             .into_iter()
             .map(|(name, text)| {
                 let columns = columns.remove(&name).expect("asked for");
@@ -109,6 +110,7 @@ impl Session {
         Ok(Tables {
             source: source.to_string(),
             tables,
+            symbols: evaluated.symbols,
         })
     }
 
@@ -134,9 +136,18 @@ struct Table {
 pub struct Tables {
     source: String,
     tables: BTreeMap<String, Table>,
+    /// The builtin engine's symbol table (`None` from Soufflé).
+    symbols: Option<Symbols>,
 }
 
 impl Tables {
+    /// The symbol table the outputs' symbols were interned into by the builtin engine, to
+    /// go on interning into (one table from the engine to the written solution); a new one
+    /// for Soufflé's outputs, which come as text only.
+    pub fn take_symbols(&mut self) -> Symbols {
+        self.symbols.take().unwrap_or_default()
+    }
+
     /// A relation's tuples as typed rows (see `analysis::rows`): the columns the row type
     /// was generated from must be the ones the evaluated program declares.
     pub fn rows<'t, R: Row<'t>>(&'t self) -> Result<impl Iterator<Item = Result<R>> + 't> {

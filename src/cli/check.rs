@@ -13,16 +13,18 @@ use super::options::{FormatArg, Input};
 /// Check modules against LLVM's IR constraints; exit 1 if any is violated.
 ///
 /// Extracts the inputs in memory (or reads --facts) and runs the built-in rules
-/// (rules/checks.dl, rules/wellformed.dl) plus any --rules, each of which outputs
-/// `violation(check, entity, message)`. Each violation is reported with the source
+/// (rules/checks.dl, rules/wellformed.dl) plus any --checks programs, each of which
+/// outputs `violation(check, entity, message)`. Each violation is reported with the source
 /// location of its entity when the module has debug info.
 #[derive(Args)]
 pub struct CheckArgs {
     #[command(flatten)]
     input: Input,
-    /// More check programs to run; each must output `violation(check, entity, message)`.
-    #[arg(long = "rules", value_name = "FILE")]
-    rules: Vec<PathBuf>,
+    /// More check programs, each run on its own beside the built-in ones; each must output
+    /// `violation(check, entity, message)`. (`analyze --rules` differs: it adds files to
+    /// the analysis' own program.)
+    #[arg(long = "checks", value_name = "FILE")]
+    checks: Vec<PathBuf>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
@@ -33,7 +35,7 @@ pub struct CheckArgs {
 
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let (violations, skipped) = (args.input.frame).run(&args.input.inputs, false, |session| {
-        check::run(session, &args.rules)
+        check::run(session, &args.checks)
     })?;
     let text = report::render(&violations, check::REPORTER, args.format.into());
     match &args.output {

@@ -35,7 +35,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
         let keep_going = args.reading.keep_going;
         let code = llfacts::isolate::extract(&argv, &args.inputs, &args.output, keep_going)?;
         if code != 0 {
-            std::process::exit(code);
+            return Err(llfacts::isolate::Reported(code).into());
         }
         return Ok(());
     }

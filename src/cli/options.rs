@@ -244,8 +244,9 @@ impl Skipped {
 /// The options `analyze` and `alias` pass to an analysis.
 #[derive(Args, Clone, Debug)]
 pub struct AnalysisOptions {
-    /// More Datalog files, included after the analysis' own program: for points-to, more
-    /// allocator and library models (see rules/lib/models.dl).
+    /// More Datalog files, included after the analysis' own program (one program with
+    /// it): for points-to, more allocator and library models (see rules/lib/models.dl).
+    /// (`check --checks` differs: each of its files is a program of its own.)
     #[arg(long = "rules", value_name = "FILE")]
     rules: Vec<PathBuf>,
     /// How the points-to fixpoint is computed: `native` runs the model and wrapper rules on

@@ -43,9 +43,10 @@ use rayon::prelude::*;
 pub use eval::EvalStats;
 pub use io::OutTarget;
 pub use ir::Base;
+pub use storage::Symbols;
 
 use ast::IoDirective;
-use storage::{Relation, Symbols};
+use storage::Relation;
 
 /// A parsed and checked program.
 #[derive(Clone, Debug)]
@@ -190,6 +191,11 @@ impl<'p> Database<'p> {
             keep: vec![true; program.checked.rels.len()],
             jobs: 1,
         }
+    }
+
+    /// The symbol table, for a caller that goes on interning where the program stopped.
+    pub fn into_symbols(self) -> Symbols {
+        self.syms
     }
 
     /// After `run`, only output and `.printsize` relations will be read: the

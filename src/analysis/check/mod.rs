@@ -1,5 +1,5 @@
 //! The IR checks: run the constraint rules (`rules/checks.dl`, `rules/wellformed.dl`, plus
-//! any user rule files) over a fact set and return each `violation` row as a finding, with
+//! any user check programs) over a fact set and return each `violation` row as a finding, with
 //! the source location of the entity it names.
 //!
 //! Every rule file is a standalone Soufflé program that includes `../schema/llfacts.dl` and
@@ -26,18 +26,19 @@ pub const REPORTER: Reporter = Reporter {
     rule: "check",
 };
 
-/// Runs every rule file over the facts and returns the violations, sorted.
-pub fn run(session: &Session, extra_rules: &[PathBuf]) -> Result<Vec<Finding>> {
+/// Runs the built-in check programs and `extra` (each a program of its own) over the facts
+/// and returns the violations, sorted.
+pub fn run(session: &Session, extra: &[PathBuf]) -> Result<Vec<Finding>> {
     let programs = BUILTIN
         .iter()
         .map(|p| RuleSource::builtin(p))
-        .chain(extra_rules.iter().cloned().map(RuleSource::file));
+        .chain(extra.iter().cloned().map(RuleSource::file));
     let mut rows: BTreeSet<(String, String, String)> = BTreeSet::new();
     for source in programs {
         let program = session.parse(&source)?;
         if !program.outputs().contains(&"violation") {
             bail!(
-                "{source}: rules for `llfacts check` must output `violation(check, entity, message)`"
+                "{source}: a check program must output `violation(check, entity, message)`"
             );
         }
         let tables = session.run_parsed(&source, &program, &["violation"])?;

@@ -1,6 +1,7 @@
 //! A native solver for the points-to fixpoint of `rules/andersen.dl` (its "Stratum 2" and
 //! the derived outputs). The rule file is the specification: linking, models and wrapper
-//! detection (`rules/lib/andersen_prep.dl`) still run on the rule engine, and
+//! detection (`rules/lib/andersen_prep.dl`) still run on the rule engine, as
+//! `rules/andersen_native.dl`, whose outputs are what this solver reads; and
 //! `tests/andersen_native.rs` proves the two give the same tuples on every fixture.
 //!
 //! The fixpoint is the classic inclusion-constraint graph with difference propagation:
@@ -11,7 +12,6 @@
 //! edge moves a difference in one pass over words. The worklist runs in waves, in the
 //! topological order of the last cycle search.
 
-use std::collections::{HashMap as StdMap, HashSet as StdSet};
 use std::hash::Hasher;
 
 use anyhow::{Result, bail};
@@ -22,29 +22,11 @@ use super::locset::LocSet;
 use super::solution::Builder;
 use crate::analysis::rows::{lib_andersen_prep as prep_rows, lib_models as models};
 use crate::analysis::session::Tables;
+use crate::engine::Symbols;
 use crate::facts::{FactSet, rows};
 
 type HashMap<K, V> = crate::fasthash::FastMap<K, V>;
 type HashSet<K> = crate::fasthash::FastSet<K>;
-
-/// Interned symbols.
-#[derive(Default)]
-struct Symbols {
-    ids: StdMap<String, u32>,
-    names: Vec<String>,
-}
-
-impl Symbols {
-    fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.ids.get(s) {
-            return i;
-        }
-        let i = self.names.len() as u32;
-        self.names.push(s.to_string());
-        self.ids.insert(s.to_string(), i);
-        i
-    }
-}
 
 /// A location: object symbol and offset (-1: unknown).
 type Loc = (u32, i32);
@@ -152,36 +134,6 @@ struct Prep {
     links: HashMap<u32, Vec<i32>>,
     throw: HashMap<u32, Vec<i32>>,
 }
-
-/// The relations the prep program must output for the solver.
-pub const PREP_OUTPUTS: &[&str] = &[
-    "linked_object",
-    "looping_field",
-    "wrapper",
-    "wrapper_return_offset",
-    "wrapper_inner",
-    "external_function",
-    "unmodelled_function",
-    "variadic_function",
-    "external_global",
-    "indirect_call_type",
-    "callable_type",
-    "max_offset",
-    "object_size",
-    "copy_length",
-    "root_function",
-    "model_alloc",
-    "model_out_alloc",
-    "model_return_arg",
-    "model_return_into_arg",
-    "model_return_into_arg_any_call",
-    "model_return_load_arg",
-    "static_storage",
-    "model_copy_contents",
-    "model_out_into_arg",
-    "model_throw",
-    "model_links",
-];
 
 struct Solver {
     sym: Symbols,
@@ -579,7 +531,7 @@ impl Solver {
             return p;
         }
         // Named after nothing a fact can name.
-        let pseudo = self.sym.id(&format!("\u{0}copy{copy}@{key}"));
+        let pseudo = self.sym.intern(&format!("\u{0}copy{copy}@{key}"));
         self.copy_objects.insert(pseudo);
         self.copies[copy as usize].pseudos.push((key, pseudo));
         for dst in self.copies[copy as usize].dsts.clone() {
@@ -1015,9 +967,11 @@ impl Solver {
 
 /// Solves the points-to fixpoint over `facts` and the prep program's `prep` outputs, and
 /// returns the rows of every output of `rules/andersen.dl`.
-pub fn solve(facts: &FactSet, prep: &Tables) -> Result<Builder> {
-    let mut sym = Symbols::default();
-    let p = load_prep(&mut sym, prep)?;
+pub fn solve(facts: &FactSet, mut prep: Tables) -> Result<Builder> {
+    // The rule engine's table, which already holds the prep's symbols and most of the
+    // facts' the solver reads: one table from the engine to the written solution.
+    let mut sym = prep.take_symbols();
+    let p = load_prep(&mut sym, &prep)?;
     let mut s = Solver {
         sym,
         prep: p,
@@ -1063,7 +1017,7 @@ pub fn solve(facts: &FactSet, prep: &Tables) -> Result<Builder> {
     s.int_escaped = s.new_node(None);
     load_facts(&mut s, facts)?;
     s.run();
-    outputs(&s, facts)
+    outputs(s, facts)
 }
 
 fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
@@ -1098,75 +1052,75 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<prep_rows::linked_object>()? {
         let r = r?;
         p.linked
-            .entry(sym.id(r.obj))
+            .entry(sym.intern(r.obj))
             .or_default()
-            .push(sym.id(r.target));
+            .push(sym.intern(r.target));
     }
     for r in prep.rows::<prep_rows::looping_field>()? {
-        p.looping.insert(sym.id(r?.node));
+        p.looping.insert(sym.intern(r?.node));
     }
     for r in prep.rows::<prep_rows::wrapper>()? {
-        p.wrapper.insert(sym.id(r?.func));
+        p.wrapper.insert(sym.intern(r?.func));
     }
     for r in prep.rows::<prep_rows::wrapper_return_offset>()? {
         let r = r?;
-        let f = sym.id(r.func);
+        let f = sym.intern(r.func);
         p.wrapper_offsets.entry(f).or_default().push(r.offset);
     }
     for r in prep.rows::<prep_rows::copy_length>()? {
         let r = r?;
-        p.copy_length.insert(sym.id(r.instr), r.bytes);
+        p.copy_length.insert(sym.intern(r.instr), r.bytes);
     }
     for r in prep.rows::<prep_rows::object_size>()? {
         let r = r?;
-        p.sizes.insert(sym.id(r.obj), r.bytes);
+        p.sizes.insert(sym.intern(r.obj), r.bytes);
     }
     for r in prep.rows::<prep_rows::wrapper_inner>()? {
         let r = r?;
         p.wrapper_inner
-            .entry(sym.id(r.func))
+            .entry(sym.intern(r.func))
             .or_default()
-            .push(sym.id(r.call));
+            .push(sym.intern(r.call));
     }
     for r in prep.rows::<prep_rows::external_function>()? {
         let r = r?;
-        p.external.insert(sym.id(r.func), sym.id(r.name));
+        p.external.insert(sym.intern(r.func), sym.intern(r.name));
     }
     for r in prep.rows::<prep_rows::unmodelled_function>()? {
-        p.unmodelled.insert(sym.id(r?.func));
+        p.unmodelled.insert(sym.intern(r?.func));
     }
     for r in prep.rows::<prep_rows::variadic_function>()? {
         let r = r?;
-        p.variadic.insert(sym.id(r.func), r.nfixed);
+        p.variadic.insert(sym.intern(r.func), r.nfixed);
     }
     for r in prep.rows::<prep_rows::external_global>()? {
-        p.external_globals.push(sym.id(r?.global));
+        p.external_globals.push(sym.intern(r?.global));
     }
     for r in prep.rows::<prep_rows::indirect_call_type>()? {
         let r = r?;
-        p.indirect_type.insert(sym.id(r.call), sym.id(r.ty));
+        p.indirect_type.insert(sym.intern(r.call), sym.intern(r.ty));
     }
     for r in prep.rows::<prep_rows::callable_type>()? {
         let r = r?;
-        p.callable.insert((sym.id(r.call_ty), sym.id(r.fn_ty)));
+        p.callable.insert((sym.intern(r.call_ty), sym.intern(r.fn_ty)));
     }
     p.max_offset = match prep.rows::<prep_rows::max_offset>()?.next() {
         Some(r) => r?.n,
         None => bail!("max_offset is empty"),
     };
     for r in prep.rows::<prep_rows::root_function>()? {
-        p.roots.push(sym.id(r?.func));
+        p.roots.push(sym.intern(r?.func));
     }
     for r in prep.rows::<models::model_alloc>()? {
-        p.alloc.insert(sym.id(r?.name));
+        p.alloc.insert(sym.intern(r?.name));
     }
     for r in prep.rows::<prep_rows::static_storage>()? {
         let r = r?;
-        p.static_storage.insert(sym.id(r.name), sym.id(r.obj));
+        p.static_storage.insert(sym.intern(r.name), sym.intern(r.obj));
     }
     // Models of one name and one argument index.
     let mut by_index = |map: &mut HashMap<u32, Vec<i32>>, name: &str, index: i32| {
-        map.entry(sym.id(name)).or_default().push(index);
+        map.entry(sym.intern(name)).or_default().push(index);
     };
     for r in prep.rows::<models::model_out_alloc>()? {
         let r = r?;
@@ -1199,14 +1153,14 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_copy_contents>()? {
         let r = r?;
         p.copy_contents
-            .entry(sym.id(r.name))
+            .entry(sym.intern(r.name))
             .or_default()
             .push((r.dst, r.src));
     }
     for r in prep.rows::<models::model_out_into_arg>()? {
         let r = r?;
         p.out_into_arg
-            .entry(sym.id(r.name))
+            .entry(sym.intern(r.name))
             .or_default()
             .push((r.out, r.src));
     }
@@ -1215,21 +1169,21 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
 
 fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     for r in facts.rows::<rows::function>()? {
-        let f = s.sym.id(r?.func);
+        let f = s.sym.intern(r?.func);
         s.functions.insert(f);
     }
     for r in facts.rows::<rows::function_signature>()? {
         let r = r?;
-        let (f, t) = (s.sym.id(r.func), s.sym.id(r.ty));
+        let (f, t) = (s.sym.intern(r.func), s.sym.intern(r.ty));
         s.signature.insert(f, t);
     }
     for r in facts.rows::<rows::pt_node_aggregate>()? {
-        let n = s.sym.id(r?.node);
+        let n = s.sym.intern(r?.node);
         s.aggregate.insert(n);
     }
     for r in facts.rows::<rows::pt_address_of>()? {
         let r = r?;
-        let (n, o) = (s.sym.id(r.node), s.sym.id(r.obj));
+        let (n, o) = (s.sym.intern(r.node), s.sym.intern(r.obj));
         let n = s.node(n);
         for t in s.prep.linked.get(&o).cloned().unwrap_or_default() {
             let off = s.bounded(t, 0);
@@ -1238,13 +1192,13 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     }
     for r in facts.rows::<rows::pt_copy>()? {
         let r = r?;
-        let (t, f) = (s.sym.id(r.to), s.sym.id(r.from));
+        let (t, f) = (s.sym.intern(r.to), s.sym.intern(r.from));
         let (t, f) = (s.node(t), s.node(f));
         s.add_edge(f, Edge::Copy(t));
     }
     for r in facts.rows::<rows::pt_field>()? {
         let r = r?;
-        let (ts, b) = (s.sym.id(r.to), s.sym.id(r.base));
+        let (ts, b) = (s.sym.intern(r.to), s.sym.intern(r.base));
         let (t, b) = (s.node(ts), s.node(b));
         let e = if s.prep.looping.contains(&ts) {
             Edge::Unknown(t)
@@ -1255,27 +1209,27 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     }
     for r in facts.rows::<rows::pt_offset_unknown>()? {
         let r = r?;
-        let (t, b) = (s.sym.id(r.to), s.sym.id(r.base));
+        let (t, b) = (s.sym.intern(r.to), s.sym.intern(r.base));
         let (t, b) = (s.node(t), s.node(b));
         s.add_edge(b, Edge::Unknown(t));
     }
     for r in facts.rows::<rows::pt_load>()? {
         let r = r?;
-        let (ts, a) = (s.sym.id(r.to), s.sym.id(r.addr));
+        let (ts, a) = (s.sym.intern(r.to), s.sym.intern(r.addr));
         let whole = s.aggregate.contains(&ts);
         let (t, a) = (s.node(ts), s.node(a));
         s.add_trigger(a, Trigger::Load { to: t, whole });
     }
     for r in facts.rows::<rows::pt_store>()? {
         let r = r?;
-        let (a, vs) = (s.sym.id(r.addr), s.sym.id(r.value));
+        let (a, vs) = (s.sym.intern(r.addr), s.sym.intern(r.value));
         let whole = s.aggregate.contains(&vs);
         let (a, v) = (s.node(a), s.node(vs));
         s.add_trigger(a, Trigger::Store { value: v, whole });
     }
     for r in facts.rows::<rows::pt_initializer>()? {
         let r = r?;
-        let (g, ns) = (s.sym.id(r.global), s.sym.id(r.node));
+        let (g, ns) = (s.sym.intern(r.global), s.sym.intern(r.node));
         let off = if s.aggregate.contains(&ns) { -1 } else { r.offset };
         if off >= 0 {
             s.initialized_fields.insert(g);
@@ -1286,25 +1240,25 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     }
     for r in facts.rows::<rows::pt_memcpy>()? {
         let r = r?;
-        let (i, d, src) = (s.sym.id(r.instr), s.sym.id(r.dst), s.sym.id(r.src));
+        let (i, d, src) = (s.sym.intern(r.instr), s.sym.intern(r.dst), s.sym.intern(r.src));
         let (d, src) = (s.node(d), s.node(src));
         s.memcpy(d, src, i);
     }
     for r in facts.rows::<rows::pt_ptr_to_int>()? {
-        let n = s.sym.id(r?.node);
+        let n = s.sym.intern(r?.node);
         let n = s.node(n);
         let ie = s.int_escaped;
         s.add_edge(n, Edge::Unknown(ie));
     }
     for r in facts.rows::<rows::pt_int_to_ptr>()? {
-        let n = s.sym.id(r?.node);
+        let n = s.sym.intern(r?.node);
         let n = s.node(n);
         let ie = s.int_escaped;
         s.add_edge(ie, Edge::Copy(n));
     }
     for r in facts.rows::<rows::pt_va_start>()? {
         let r = r?;
-        let (l, f) = (s.sym.id(r.list), s.sym.id(r.func));
+        let (l, f) = (s.sym.intern(r.list), s.sym.intern(r.func));
         let l = s.node(l);
         let va = s.new_node(None);
         s.add_loc(va, (f, -1));
@@ -1318,7 +1272,7 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     }
     for r in facts.rows::<rows::pt_va_arg>()? {
         let r = r?;
-        let (t, l) = (s.sym.id(r.to), s.sym.id(r.list));
+        let (t, l) = (s.sym.intern(r.to), s.sym.intern(r.list));
         let (t, l) = (s.node(t), s.node(l));
         let list = s.new_node(None);
         s.add_trigger(
@@ -1331,20 +1285,20 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         s.add_trigger(list, Trigger::Load { to: t, whole: true });
     }
     for r in facts.rows::<rows::pt_exception>()? {
-        let t = s.sym.id(r?.to);
+        let t = s.sym.intern(r?.to);
         let t = s.node(t);
         let thrown = s.thrown;
         s.add_edge(thrown, Edge::Copy(t));
     }
     for r in facts.rows::<rows::pt_param>()? {
         let r = r?;
-        let (f, p) = (s.sym.id(r.func), s.sym.id(r.node));
+        let (f, p) = (s.sym.intern(r.func), s.sym.intern(r.node));
         let p = s.node(p);
         s.params.entry(f).or_default().push((r.index, p));
     }
     for r in facts.rows::<rows::pt_return>()? {
         let r = r?;
-        let (f, v) = (s.sym.id(r.func), s.sym.id(r.node));
+        let (f, v) = (s.sym.intern(r.func), s.sym.intern(r.node));
         let v = s.node(v);
         s.returns.entry(f).or_default().push(v);
     }
@@ -1361,21 +1315,21 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     let mut callees = Vec::new();
     for r in facts.rows::<rows::pt_call>()? {
         let r = r?;
-        let (c, n) = (s.sym.id(r.instr), s.sym.id(r.callee));
+        let (c, n) = (s.sym.intern(r.instr), s.sym.intern(r.callee));
         let i = index(s, c);
         let n = s.node(n);
         callees.push((i, n));
     }
     for r in facts.rows::<rows::pt_call_arg>()? {
         let r = r?;
-        let (c, a) = (s.sym.id(r.instr), s.sym.id(r.node));
+        let (c, a) = (s.sym.intern(r.instr), s.sym.intern(r.node));
         let i = index(s, c);
         let a = s.node(a);
         s.call_args[i as usize].push((r.index, a));
     }
     for r in facts.rows::<rows::pt_call_result>()? {
         let r = r?;
-        let (c, n) = (s.sym.id(r.instr), s.sym.id(r.node));
+        let (c, n) = (s.sym.intern(r.instr), s.sym.intern(r.node));
         let i = index(s, c);
         let n = s.node(n);
         s.call_result[i as usize] = Some(n);
@@ -1390,16 +1344,56 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     Ok(())
 }
 
-fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
-    let mut out = Builder::default();
-    // Solver symbol → builder symbol, interned on first use.
-    let mut ids = vec![u32::MAX; s.sym.names.len()];
-    let mut sym = |out: &mut Builder, i: u32| {
-        if ids[i as usize] == u32::MAX {
-            ids[i as usize] = out.sym(&s.sym.names[i as usize]);
+fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
+    // Reachable functions: the roots, then along call edges from their instructions.
+    let mut function_of: HashMap<u32, u32> = HashMap::default();
+    for r in facts.rows::<rows::instr_function>()? {
+        let r = r?;
+        function_of.insert(s.sym.intern(r.instr), s.sym.intern(r.func));
+    }
+    let edges: Vec<(u32, u32)> = (s.call_edges.iter())
+        .map(|&(c, f)| (s.call_sym[c as usize], f))
+        .collect();
+    let mut callees: HashMap<u32, Vec<u32>> = HashMap::default();
+    for &(c, f) in &edges {
+        if let Some(&caller) = function_of.get(&c) {
+            callees.entry(caller).or_default().push(f);
         }
-        ids[i as usize]
-    };
+    }
+    let mut reachable: HashSet<u32> = s.prep.roots.iter().copied().collect();
+    let mut stack: Vec<u32> = reachable.iter().copied().collect();
+    while let Some(f) = stack.pop() {
+        for &g in callees.get(&f).into_iter().flatten() {
+            if reachable.insert(g) {
+                stack.push(g);
+            }
+        }
+    }
+    let kind = |s: &mut Solver, k: &str| s.sym.intern(k);
+    let mut objects: Vec<(u32, u32)> = Vec::new();
+    for r in facts.rows::<rows::pt_object>()? {
+        let r = r?;
+        objects.push((s.sym.intern(r.obj), s.sym.intern(r.kind)));
+    }
+    let heap = kind(&mut s, "heap");
+    for &(c, f) in &s.call_edges {
+        let call = s.call_sym[c as usize];
+        let has_result = s.call_result[c as usize].is_some();
+        let is_heap = match s.prep.external.get(&f) {
+            Some(n) => (s.prep.alloc.contains(n) && has_result) || s.prep.out_alloc.contains_key(n),
+            None => false,
+        } || (s.prep.wrapper.contains(&f) && has_result);
+        if is_heap {
+            objects.push((call, heap));
+        }
+    }
+    let external = kind(&mut s, "external");
+    objects.extend(s.external_objects.iter().map(|&f| (f, external)));
+    let varargs = kind(&mut s, "varargs");
+    objects.extend(s.prep.variadic.keys().map(|&f| (f, varargs)));
+
+    // The solver's symbols are the builder's: nothing is interned again.
+    let mut out = Builder::with_symbols(std::mem::take(&mut s.sym));
     // One set per distinct representative's set, shared by every node and cell it stands
     // for (most nodes of a whole program point to one of a few large sets).
     let mut loc_ids = vec![u32::MAX; s.locs.len()];
@@ -1426,7 +1420,6 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
             .map(|l| {
                 if loc_ids[l as usize] == u32::MAX {
                     let (o, f) = s.locs[l as usize];
-                    let o = out.sym(&s.sym.names[o as usize]);
                     loc_ids[l as usize] = out.loc(o, f);
                 }
                 loc_ids[l as usize]
@@ -1440,7 +1433,6 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
     };
     for n in 0..s.pts.len() {
         let Some(v) = s.node_name[n] else { continue };
-        let v = sym(&mut out, v);
         let set = set(&mut out, n as Node);
         out.points_to(v, set);
     }
@@ -1448,70 +1440,11 @@ fn outputs(s: &Solver, facts: &FactSet) -> Result<Builder> {
         if s.copy_objects.contains(&o) {
             continue;
         }
-        let o = sym(&mut out, o);
         let set = set(&mut out, c);
         out.holds(o, off, set);
     }
-    let name = |i: u32| s.sym.names[i as usize].clone();
-    let edges: Vec<Vec<String>> = s
-        .call_edges
-        .iter()
-        .map(|&(c, f)| vec![name(s.call_sym[c as usize]), name(f)])
-        .collect();
-    // Reachable functions: the roots, then along call edges from their instructions.
-    let mut function_of: StdMap<String, String> = StdMap::new();
-    for r in facts.rows::<rows::instr_function>()? {
-        let r = r?;
-        function_of.insert(r.instr.to_string(), r.func.to_string());
-    }
-    let mut callees: StdMap<String, Vec<String>> = StdMap::new();
-    for e in &edges {
-        if let Some(f) = function_of.get(&e[0]) {
-            callees.entry(f.clone()).or_default().push(e[1].clone());
-        }
-    }
-    let mut reachable: StdSet<String> = s.prep.roots.iter().map(|&r| name(r)).collect();
-    let mut stack: Vec<String> = reachable.iter().cloned().collect();
-    while let Some(f) = stack.pop() {
-        for g in callees.get(&f).cloned().unwrap_or_default() {
-            if reachable.insert(g.clone()) {
-                stack.push(g);
-            }
-        }
-    }
-    let mut objects: Vec<Vec<String>> = Vec::new();
-    for r in facts.rows::<rows::pt_object>()? {
-        let r = r?;
-        objects.push(vec![r.obj.to_string(), r.kind.to_string()]);
-    }
-    for &(c, f) in &s.call_edges {
-        let call = s.call_sym[c as usize];
-        let has_result = s.call_result[c as usize].is_some();
-        let heap = match s.prep.external.get(&f) {
-            Some(n) => (s.prep.alloc.contains(n) && has_result) || s.prep.out_alloc.contains_key(n),
-            None => false,
-        } || (s.prep.wrapper.contains(&f) && has_result);
-        if heap {
-            objects.push(vec![name(call), "heap".into()]);
-        }
-    }
-    for &f in &s.external_objects {
-        objects.push(vec![name(f), "external".into()]);
-    }
-    for &f in s.prep.variadic.keys() {
-        objects.push(vec![name(f), "varargs".into()]);
-    }
-    for e in &edges {
-        let e = (out.sym(&e[0]), out.sym(&e[1]));
-        out.call_edges.push(e);
-    }
-    for f in reachable {
-        let f = out.sym(&f);
-        out.reachable.push(f);
-    }
-    for o in objects {
-        let o = (out.sym(&o[0]), out.sym(&o[1]));
-        out.objects.push(o);
-    }
+    out.call_edges = edges;
+    out.reachable = reachable.into_iter().collect();
+    out.objects = objects;
     Ok(out)
 }

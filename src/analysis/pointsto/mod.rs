@@ -12,7 +12,8 @@ use std::fmt::Write as _;
 
 use anyhow::{Result, anyhow, bail};
 
-use super::programs::{Composed, RuleSource};
+use super::programs::RuleSource;
+use super::rows::andersen_native;
 use super::session::Session;
 use super::finding::Finding;
 use super::unit::{Analysis, Options, Results};
@@ -26,23 +27,11 @@ pub use solution::Solution;
 pub const PROGRAM: &str = "rules/andersen.dl";
 
 /// What the native solver runs on the rule engine first: the fixpoint-independent part of
-/// rules/andersen.dl, with the relations the solver reads as outputs.
-const PREP: Composed = Composed {
-    name: "andersen_prep",
-    includes: &["models.dl", "andersen_prep.dl"],
-    outputs: andersen::PREP_OUTPUTS,
-};
+/// rules/andersen.dl, whose outputs are the relations the solver reads.
+const PREP: &str = "rules/andersen_native.dl";
 
-/// The output relations every points-to program provides.
-pub const OUTPUTS: &[&str] = &[
-    "var_points_to",
-    "var_points_to_field",
-    "obj_points_to",
-    "field_points_to",
-    "call_graph_edge",
-    "reachable_function",
-    "object",
-];
+/// The output relations every points-to program provides: rules/andersen.dl's.
+pub const OUTPUTS: &[&str] = super::rows::andersen::OUTPUTS;
 
 /// Andersen's analysis, as `analyze` runs it.
 pub struct Andersen;
@@ -118,12 +107,12 @@ pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
     let builder = match options.rules_only {
         true => {
             let source = RuleSource::builtin(PROGRAM).with(extra);
-            Builder::from_outputs(&session.run(&source, Builder::READS)?)?
+            Builder::from_outputs(session.run(&source, Builder::READS)?)?
         }
         false => {
-            let source = RuleSource::composed(PREP).with(extra);
-            let prep = session.run(&source, andersen::PREP_OUTPUTS)?;
-            andersen::solve(session.facts(), &prep)?
+            let source = RuleSource::builtin(PREP).with(extra);
+            let prep = session.run(&source, andersen_native::OUTPUTS)?;
+            andersen::solve(session.facts(), prep)?
         }
     };
     Ok(builder.finish())

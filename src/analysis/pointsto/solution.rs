@@ -13,6 +13,7 @@ use roaring::RoaringBitmap;
 
 use crate::analysis::rows::andersen;
 use crate::analysis::session::Tables;
+use crate::engine::Symbols;
 use crate::facts::row::write_tuple;
 use crate::facts::writer::write_relations;
 
@@ -22,8 +23,9 @@ type Loc = (u32, i32);
 /// Interned symbols and locations, in first-seen order until `Builder::finish` sorts them.
 #[derive(Default)]
 pub struct Builder {
-    ids: HashMap<String, u32>,
-    names: Vec<String>,
+    /// The one symbol table of the run: the rule engine's, then the native solver's (see
+    /// `Builder::with_symbols`), spelled only when a solution is written.
+    syms: Symbols,
     loc_ids: HashMap<Loc, u32>,
     locs: Vec<Loc>,
     /// Points-to sets over location ids.
@@ -37,14 +39,16 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub fn sym(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.ids.get(s) {
-            return i;
+    /// A builder whose symbols are ids of `syms` (a solver's table, moved in).
+    pub fn with_symbols(syms: Symbols) -> Builder {
+        Builder {
+            syms,
+            ..Builder::default()
         }
-        let i = self.names.len() as u32;
-        self.names.push(s.to_string());
-        self.ids.insert(s.to_string(), i);
-        i
+    }
+
+    pub fn sym(&mut self, s: &str) -> u32 {
+        self.syms.intern(s)
     }
 
     pub fn loc(&mut self, obj: u32, offset: i32) -> u32 {
@@ -87,8 +91,8 @@ impl Builder {
     ];
 
     /// Reads the rows of `READS` from the outputs of `rules/andersen.dl`.
-    pub fn from_outputs(outputs: &Tables) -> Result<Builder> {
-        let mut b = Builder::default();
+    pub fn from_outputs(mut outputs: Tables) -> Result<Builder> {
+        let mut b = Builder::with_symbols(outputs.take_symbols());
         let mut vars: HashMap<u32, RoaringBitmap> = HashMap::new();
         for r in outputs.rows::<andersen::var_points_to_field>()? {
             let r = r?;
@@ -129,20 +133,28 @@ impl Builder {
         Ok(b)
     }
 
-    /// Renumbers the symbols in name order and the locations in (object, offset) order
-    /// (ids are never numbers, so sorting ids then sorts rows as the engine writes them),
-    /// and sorts and deduplicates every relation.
+    /// Renumbers the symbols the solution uses in name order and the locations in (object,
+    /// offset) order (ids are never numbers, so sorting ids then sorts rows as the engine
+    /// writes them), and sorts and deduplicates every relation.
     pub fn finish(self) -> Solution {
-        let mut order: Vec<u32> = (0..self.names.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.names[a as usize].cmp(&self.names[b as usize]));
-        let mut rank = vec![0u32; order.len()];
+        let mut used = vec![false; self.syms.count()];
+        let syms_of_locs = self.locs.iter().map(|&(o, _)| o);
+        let syms_of_vars = self.var_sets.iter().map(|&(v, _)| v);
+        let syms_of_cells = self.cell_sets.iter().map(|&(o, _, _)| o);
+        let pairs = self.call_edges.iter().chain(&self.objects);
+        for i in syms_of_locs
+            .chain(syms_of_vars)
+            .chain(syms_of_cells)
+            .chain(pairs.flat_map(|&(a, b)| [a, b]))
+            .chain(self.reachable.iter().copied())
+        {
+            used[i as usize] = true;
+        }
+        let mut order: Vec<u32> = (0..used.len() as u32).filter(|&i| used[i as usize]).collect();
+        order.sort_unstable_by(|&a, &b| self.syms.resolve(a).cmp(self.syms.resolve(b)));
+        let mut rank = vec![0u32; used.len()];
         for (r, &i) in order.iter().enumerate() {
             rank[i as usize] = r as u32;
-        }
-        let mut names = self.names;
-        let mut sorted_names = Vec::with_capacity(names.len());
-        for &i in &order {
-            sorted_names.push(std::mem::take(&mut names[i as usize]));
         }
         let r = |i: u32| rank[i as usize];
         let mut loc_order: Vec<u32> = (0..self.locs.len() as u32).collect();
@@ -171,7 +183,8 @@ impl Builder {
             v
         }
         Solution {
-            names: sorted_names,
+            syms: self.syms,
+            names: order,
             locs,
             sets,
             var_sets: sorted(self.var_sets.into_iter().map(|(v, s)| (r(v), s)).collect()),
@@ -199,8 +212,10 @@ impl Builder {
 }
 
 pub struct Solution {
-    /// Sorted: a symbol's id is its index, found by binary search.
-    names: Vec<String>,
+    syms: Symbols,
+    /// The table's ids of the symbols used, sorted by name: a symbol's id here is its index,
+    /// found by binary search.
+    names: Vec<u32>,
     /// Sorted: iterating a set yields its locations in row order.
     locs: Vec<Loc>,
     sets: Vec<RoaringBitmap>,
@@ -214,7 +229,7 @@ pub struct Solution {
 
 impl Solution {
     fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
+        self.syms.resolve(self.names[id as usize])
     }
 
     fn set_locs(&self, set: u32) -> impl Iterator<Item = Loc> + '_ {
@@ -227,7 +242,7 @@ impl Solution {
     pub fn locations(&self, var: &str) -> impl Iterator<Item = (&str, i32)> {
         let set = self
             .names
-            .binary_search_by(|n| n.as_str().cmp(var))
+            .binary_search_by(|&n| self.syms.resolve(n).cmp(var))
             .ok()
             .and_then(|v| {
                 let i = self
