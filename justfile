@@ -95,3 +95,12 @@ bench-dtrans limit="600":
 bench-dataflow limit="300":
     cargo build --release --quiet
     python3 fixtures/bench/dataflow_bench.py --limit {{limit}}
+
+# Def-use soundness on real runs: SQLite's amalgamation and Lua after mem2reg (the benchmark's
+# sources), run instrumented by fixtures/dataflow/dynamic/defuse_validate.py; every definition
+# a load reads must be among its reaching definitions (docs/dataflow.md, "Def-use"). Not
+# part of `just test` (about a minute each).
+check-defuse-runs:
+    cargo build --release --quiet
+    python3 fixtures/dataflow/dynamic/defuse_validate.py --llfacts target/release/llfacts --mem2reg --program sqlite
+    python3 fixtures/dataflow/dynamic/defuse_validate.py --llfacts target/release/llfacts --mem2reg --program lua
