@@ -106,6 +106,15 @@ impl Fixture {
     }
 }
 
+/// The definitions that reach each use, from `reaching_def.csv` in `out`.
+fn reaching(out: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (u, d) in pairs(&out.join("reaching_def.csv")) {
+        got.entry(u).or_default().insert(d);
+    }
+    got
+}
+
 /// Which definitions reach each use, by marker: `(use, [defs])`, each `MARKER:opcode:nth`,
 /// or `<entry>:FUNC` for the entry definition of function FUNC (its id, then `:<entry>`).
 fn expected(f: &Fixture, cases: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet<String>> {
@@ -126,10 +135,7 @@ fn expected(f: &Fixture, cases: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet
 fn reaching_definitions_of_the_fixture() {
     let f = Fixture::new("defuse-fixture");
     let out = f.analyze("out", "builtin");
-    let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (u, d) in pairs(&out.join("reaching_def.csv")) {
-        got.entry(u).or_default().insert(d);
-    }
+    let got = reaching(&out);
     let want = expected(
         &f,
         &[
@@ -223,10 +229,7 @@ fn user_models_reach_defuse() {
         "out",
         &["--analysis", "defuse", "--rules", model.to_str().unwrap()],
     );
-    let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (u, d) in pairs(&out.join("reaching_def.csv")) {
-        got.entry(u).or_default().insert(d);
-    }
+    let got = reaching(&out);
     let want = expected(
         &f,
         &[

@@ -140,28 +140,28 @@ fn defuse_holds_on_a_run_and_dropped_definitions_are_caught() {
     );
     assert_eq!(violations(&text), ["violations: 0 pairs at 0 uses"], "{text}");
 
-    let (code, text) = defuse_validate(&["--drop", "<entry>$"]);
-    assert_eq!(code, Some(1), "{text}");
-    assert_eq!(
-        violations(&text),
-        [
-            "violations: 3 pairs at 3 uses",
-            "  program:@bump:%0:0 reads program:@bump:<entry>",
-            "  program:@depth:%5:0 reads program:@depth:<entry>",
-            "  program:@read_through:%1:0 reads program:@read_through:<entry>",
-        ],
-        "{text}"
-    );
-
-    let (code, text) = defuse_validate(&["--drop", "@main:%0:8$"]);
-    assert_eq!(code, Some(1), "{text}");
-    assert_eq!(
-        violations(&text),
-        [
-            "violations: 2 pairs at 2 uses",
-            "  program:@main:%0:10 reads program:@main:%0:8",
-            "  program:@main:%0:9 reads program:@main:%0:8",
-        ],
-        "{text}"
-    );
+    let dropped: [(&str, &[&str]); 2] = [
+        (
+            "<entry>$",
+            &[
+                "violations: 3 pairs at 3 uses",
+                "  program:@bump:%0:0 reads program:@bump:<entry>",
+                "  program:@depth:%5:0 reads program:@depth:<entry>",
+                "  program:@read_through:%1:0 reads program:@read_through:<entry>",
+            ],
+        ),
+        (
+            "@main:%0:8$",
+            &[
+                "violations: 2 pairs at 2 uses",
+                "  program:@main:%0:10 reads program:@main:%0:8",
+                "  program:@main:%0:9 reads program:@main:%0:8",
+            ],
+        ),
+    ];
+    for (drop, want) in dropped {
+        let (code, text) = defuse_validate(&["--drop", drop]);
+        assert_eq!(code, Some(1), "{drop}: {text}");
+        assert_eq!(violations(&text), want, "{drop}: {text}");
+    }
 }
