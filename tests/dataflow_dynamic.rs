@@ -165,3 +165,46 @@ fn defuse_holds_on_a_run_and_dropped_definitions_are_caught() {
         assert_eq!(violations(&text), want, "{drop}: {text}");
     }
 }
+
+/// fixtures/dataflow/dynamic/mustpoint_validate.py on mustpoint_claims.c at -O0: every
+/// `must_point_to` claim holds each time execution passes its point, and claims were
+/// reached. A claim the analysis rightly does not make, that s still holds &a after
+/// `touch(&s)` (main's %18:4, the point after the call; s is %11, a is %6 in clang-22's
+/// numbering), is caught: touch stored &y there, and main runs once.
+#[test]
+fn mustpoint_holds_on_a_run_and_a_wrong_claim_is_caught() {
+    let dynamic = repo().join("fixtures/dataflow/dynamic");
+    let validate = |extra: &[&str]| {
+        let o = Command::new("python3")
+            .arg(dynamic.join("mustpoint_validate.py"))
+            .arg("--llfacts")
+            .arg(env!("CARGO_BIN_EXE_llfacts"))
+            .args(extra)
+            .arg(dynamic.join("mustpoint_claims.c"))
+            .output()
+            .unwrap();
+        (o.status.code(), report(&o))
+    };
+    let (code, text) = validate(&[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(violations(&text), ["violations: 0"], "{text}");
+    let reached: usize = text
+        .split("reached ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of claims reached: {text}"));
+    assert!(reached >= 20, "{text}");
+
+    let wrong = "program:@main:%18:4,program:@main:%11,program:@main:%6";
+    let (code, text) = validate(&["--claim", wrong]);
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(
+        violations(&text),
+        [
+            "violations: 1",
+            "  at program:@main:%18:4: program:@main:%11 -> program:@main:%6 does not always hold (passed 1 times)",
+        ],
+        "{text}"
+    );
+}
