@@ -217,7 +217,7 @@ fn reaching_definitions_of_the_fixture() {
 }
 
 /// A user's model file (`--rules`) reaches rules/defuse.dl as it reaches the points-to
-/// solver: with `model_alloc("my_alloc")`, my_alloc is an allocator, which writes (and
+/// solver, and so does a file of prep rules: with `model_alloc("my_alloc")`, my_alloc is an allocator, which writes (and
 /// reads) nothing but its own block, so it no longer defines g or the block *p reads, and
 /// is no use (its argument is an integer). Without the file, the fixture test above.
 #[test]
@@ -241,6 +241,19 @@ fn user_models_reach_defuse() {
         assert_eq!(got.get(u), Some(ds), "{u}");
     }
     assert!(!got.contains_key(&f.at("A3", "call", 0)), "my_alloc is no use");
+
+    // A file of the solver's prep rules (docs/pointsto.md's way to turn off the call type
+    // filter) is valid for defuse too: defuse.dl includes the prep.
+    let prep = f.dir.join("callable.dl");
+    std::fs::write(
+        &prep,
+        "callable_type(C, F) :- indirect_call_type(_, C), target_type(F).\n",
+    )
+    .unwrap();
+    f.analyze_with(
+        "prep",
+        &["--analysis", "defuse", "--rules", prep.to_str().unwrap()],
+    );
 }
 
 /// The standalone rule file, with the points-to relations `analyze -o` writes copied into
