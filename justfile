@@ -95,3 +95,15 @@ bench-dtrans limit="600":
 bench-dataflow limit="300":
     cargo build --release --quiet
     python3 fixtures/bench/dataflow_bench.py --limit {{limit}}
+
+# Def-use and must-point-to soundness on real runs: SQLite's amalgamation and Lua (the
+# benchmark's sources), run instrumented by fixtures/dataflow/dynamic/: every definition a
+# load reads must be among its reaching definitions (after mem2reg), and every must-point-to
+# claim must hold each time execution passes its point (at -O0); docs/dataflow.md. Not part
+# of `just test` (a few minutes in all).
+check-dataflow-runs:
+    cargo build --release --quiet
+    python3 fixtures/dataflow/dynamic/defuse_validate.py --llfacts target/release/llfacts --mem2reg --program sqlite
+    python3 fixtures/dataflow/dynamic/defuse_validate.py --llfacts target/release/llfacts --mem2reg --program lua
+    python3 fixtures/dataflow/dynamic/mustpoint_validate.py --llfacts target/release/llfacts --program sqlite
+    python3 fixtures/dataflow/dynamic/mustpoint_validate.py --llfacts target/release/llfacts --program lua

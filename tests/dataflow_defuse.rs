@@ -106,10 +106,23 @@ impl Fixture {
     }
 }
 
-/// Which definitions reach each use, by marker: `(use, [defs])`, each `MARKER:opcode:nth`.
+/// The definitions that reach each use, from `reaching_def.csv` in `out`.
+fn reaching(out: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (u, d) in pairs(&out.join("reaching_def.csv")) {
+        got.entry(u).or_default().insert(d);
+    }
+    got
+}
+
+/// Which definitions reach each use, by marker: `(use, [defs])`, each `MARKER:opcode:nth`,
+/// or `<entry>:FUNC` for the entry definition of function FUNC (its id, then `:<entry>`).
 fn expected(f: &Fixture, cases: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet<String>> {
     let name = |s: &str| {
         let p: Vec<&str> = s.split(':').collect();
+        if p[0] == "<entry>" {
+            return format!("defuse:@{}:<entry>", p[1]);
+        }
         f.at(p[0], p[1], p.get(2).map_or(0, |n| n.parse().unwrap()))
     };
     cases
@@ -122,10 +135,7 @@ fn expected(f: &Fixture, cases: &[(&str, &[&str])]) -> BTreeMap<String, BTreeSet
 fn reaching_definitions_of_the_fixture() {
     let f = Fixture::new("defuse-fixture");
     let out = f.analyze("out", "builtin");
-    let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (u, d) in pairs(&out.join("reaching_def.csv")) {
-        got.entry(u).or_default().insert(d);
-    }
+    let got = reaching(&out);
     let want = expected(
         &f,
         &[
@@ -157,12 +167,34 @@ fn reaching_definitions_of_the_fixture() {
             ("C7:load:2", &["C3:store", "C5:call"]),
             // a call is a use too: touch(b) reads b[0] (its argument) and, unknown, every
             // escaped object (g, written by g = 1 and by opaque()), not a[0]; pure_fn
-            // (memory(none)) reads nothing
-            ("C5:call", &["C1:store", "C3:store", "C4:call"]),
-            // an alloca of a recursive function gets no strong update
-            ("R4:load", &["R1:store", "R2:store"]),
+            // (memory(none)) reads nothing; what memory held on entry (g, escaped) too
+            ("C5:call", &["C1:store", "C3:store", "C4:call", "<entry>:calls"]),
+            // opaque() reads escaped objects too, with no pointer argument
+            ("C4:call", &["C1:store", "<entry>:calls"]),
+            // an alloca of a recursive function gets no strong update, and may be another
+            // activation's
+            ("R4:load", &["R1:store", "R2:store", "<entry>:rec"]),
+            // the recursive call reads escaped objects (not a: it does not escape)
+            ("R3:call", &["<entry>:rec"]),
             // a must-write on one branch only
             ("B3:load", &["B1:store", "B2:store"]),
+            // entry definitions: killed by a must-write on the path, not for fresh locals
+            ("E1:load", &["<entry>:entry_defs"]),
+            ("E3:load", &["<entry>:entry_defs", "E2:store"]),
+            ("E5:load:0", &["<entry>:entry_defs"]),
+            ("E5:load:1", &["E4:store"]),
+            // a must-write kills what lies within it
+            ("W2:load", &["W1:store"]),
+            ("W3:load", &["<entry>:wide_kill"]),
+            ("W5:load:0", &["W4:call"]),
+            ("W5:load:1", &["W4:call"]),
+            // allocators write only their block (malloc modelled, my_alloc not)
+            ("A5:load:0", &["A1:store", "A3:call"]),
+            ("A5:load:1", &["A2:call", "A3:call", "A4:store", "<entry>:allocs"]),
+            // my_alloc, an opaque call, reads escaped objects: g and the heap block
+            ("A3:call", &["A1:store", "A2:call", "<entry>:allocs"]),
+            // entry_defs(&g, 1) reads g, defined on entry
+            ("E6:call", &["<entry>:call_entry"]),
         ],
     );
     assert_eq!(got, want);
@@ -181,6 +213,46 @@ fn reaching_definitions_of_the_fixture() {
     assert!(
         edges.iter().any(|(d, _)| *d == loaded),
         "the loaded a[0] has a register use"
+    );
+}
+
+/// A user's model file (`--rules`) reaches rules/defuse.dl as it reaches the points-to
+/// solver, and so does a file of prep rules: with `model_alloc("my_alloc")`, my_alloc is an allocator, which writes (and
+/// reads) nothing but its own block, so it no longer defines g or the block *p reads, and
+/// is no use (its argument is an integer). Without the file, the fixture test above.
+#[test]
+fn user_models_reach_defuse() {
+    let f = Fixture::new("defuse-models");
+    let model = f.dir.join("my_alloc.dl");
+    std::fs::write(&model, "model_alloc(\"my_alloc\").\n").unwrap();
+    let (out, _) = f.analyze_with(
+        "out",
+        &["--analysis", "defuse", "--rules", model.to_str().unwrap()],
+    );
+    let got = reaching(&out);
+    let want = expected(
+        &f,
+        &[
+            ("A5:load:0", &["A1:store"]),
+            ("A5:load:1", &["A2:call", "A4:store", "<entry>:allocs"]),
+        ],
+    );
+    for (u, ds) in &want {
+        assert_eq!(got.get(u), Some(ds), "{u}");
+    }
+    assert!(!got.contains_key(&f.at("A3", "call", 0)), "my_alloc is no use");
+
+    // A file of the solver's prep rules (docs/pointsto.md's way to turn off the call type
+    // filter) is valid for defuse too: defuse.dl includes the prep.
+    let prep = f.dir.join("callable.dl");
+    std::fs::write(
+        &prep,
+        "callable_type(C, F) :- indirect_call_type(_, C), target_type(F).\n",
+    )
+    .unwrap();
+    f.analyze_with(
+        "prep",
+        &["--analysis", "defuse", "--rules", prep.to_str().unwrap()],
     );
 }
 

@@ -69,11 +69,12 @@ impl Analysis for OnPointsTo {
         self.rules.outputs
     }
 
-    /// `options` go to the solver (`--rules` models, `--solver rules`); the program runs as
-    /// built in.
+    /// `options` go to the solver (`--rules` models, `--solver rules`), and the `--rules`
+    /// files are included after the program too, which includes rules/lib/models.dl as the
+    /// solver does: a user's models reach both.
     fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
         let inputs = self.inputs(session.facts(), &solve(session, options)?)?;
-        self.rules.run_with(session, &Options::default(), &inputs)
+        self.rules.run_with(session, options, &inputs)
     }
 }
 
