@@ -306,12 +306,14 @@ pub fn remove_temporaries() {
         }
     };
     for (dest, tmp) in live.iter() {
-        // Other threads may still be creating files in it: remove until it is gone.
-        for _ in 0..10 {
+        // Other threads may still be creating files in it: remove until it is gone (on a
+        // loaded machine a writer thread can refill it many times; 10 tries were seen to fail).
+        for _ in 0..500 {
             discard(dest, tmp);
             if !tmp.exists() {
                 break;
             }
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 }
