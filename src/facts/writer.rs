@@ -307,7 +307,7 @@ pub fn remove_temporaries() {
     };
     for (dest, tmp) in live.iter() {
         // Other threads may still be creating files in it: remove until it is gone (on a
-        // loaded machine a writer thread can refill it many times; 10 tries were seen to fail).
+        // loaded machine a writer thread can refill it many times before it stops).
         for _ in 0..500 {
             discard(dest, tmp);
             if !tmp.exists() {
