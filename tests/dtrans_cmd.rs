@@ -221,6 +221,44 @@ fn ambiguous_types_are_reported() {
     assert!(text.contains("(an ambiguous pointer)"), "{text}");
 }
 
+/// fixtures/dtrans/recovered.c at -O2: the module holds none of its struct types. With -g
+/// the report shows them, recovered from debug info, with their source field names; without,
+/// it names them as not analysed.
+#[test]
+fn types_dropped_by_the_optimiser_are_reported() {
+    let dir = scratch("dtrans_cmd_recovered");
+    let src = repo().join("fixtures/dtrans/recovered.c");
+    let (with_g, without_g) = (dir.join("g.bc"), dir.join("plain.bc"));
+    compile(&src, &with_g, &["-O2", "-g"]);
+    compile(&src, &without_g, &["-O2"]);
+
+    let r = report(&with_g);
+    assert_eq!(r["summary"]["types"], 6, "{:#}", r["summary"]);
+    assert_eq!(r["summary"]["recovered"], 6);
+    let rec = (r["types"].as_array().unwrap().iter()).find(|t| t["name"] == "%struct.rec").unwrap();
+    assert_eq!(rec["recovered"], true);
+    assert_eq!(rec["reorder"]["saves_bytes"], 8, "{rec:#}");
+    let names: Vec<&str> = (rec["fields"].as_array().unwrap().iter()).map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["tag", "id", "flag"]);
+    let text = String::from_utf8(llfacts().arg("dtrans").arg(&with_g).output().unwrap().stdout).unwrap();
+    for line in [
+        "6 recovered from debug info",
+        "%struct.rec (24 bytes, 3 fields, from debug info)",
+        "  reorder: legal, saves 8 bytes per instance (24 -> 16; field order 1 0 2)",
+        "  field 0 tag i8 @0: read write; single value i8 114",
+        "  field 0 in %struct.inner @0:",
+    ] {
+        assert!(text.contains(line), "{line:?} not in\n{text}");
+    }
+
+    let r = report(&without_g);
+    assert_eq!(r["summary"]["types"], 0);
+    assert_eq!(r["unrecovered"], serde_json::json!(["bits", "outer", "pair", "rec", "wide"]));
+    let text = String::from_utf8(llfacts().arg("dtrans").arg(&without_g).output().unwrap().stdout).unwrap();
+    assert!(text.contains("5 named by TBAA tags have no layout and are not analysed (build with -g)"), "{text}");
+    assert!(text.contains("no layout (not analysed): bits, outer, pair, rec, wide"), "{text}");
+}
+
 #[test]
 fn bad_input_and_usage() {
     let dir = scratch("dtrans_cmd_bad");

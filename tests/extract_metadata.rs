@@ -356,6 +356,11 @@ fn debug_values_at_o2_and_tbaa_ids_do_not_depend_on_debug_info() {
         .expect("n in node_weight")
         .clone();
     assert_eq!(ty[1..3], ["n", "value"]);
+    // `w` in weight_is_set is the parameter plus 8: its record has a DIExpression.
+    let w = g.rows("variable_di_type").iter().find(|r| r[0] == "metadata:@weight_is_set:%n" && r[1] == "w").expect("w").clone();
+    assert_eq!(w[2], "expression");
+    let n = g.rows("variable_di_type").iter().find(|r| r[0] == "metadata:@weight_is_set:%n" && r[1] == "n").expect("n").clone();
+    assert_eq!(n[2], "value");
     g.assert_has("di_type", &[&ty[3], "DW_TAG_pointer_type", ""]);
     let typedef = base(&g, &ty[3]);
     g.assert_has("di_type", &[&typedef, "DW_TAG_typedef", "node_t"]);

@@ -325,7 +325,11 @@ impl Worker<'_> {
                     fact!(self.out, variable_source_column, var, name, line, column);
                     if !n.ty.0.is_null() {
                         let ty = self.md.di_id(&self.m.id, &self.m.di_hashes, n.ty.0);
-                        let how = if n.address { "address" } else { "value" };
+                        let how = match (n.plain, n.address) {
+                            (false, _) => "expression",
+                            (true, true) => "address",
+                            (true, false) => "value",
+                        };
                         fact!(self.out, variable_di_type, var, name, how, &ty);
                     }
                 }

@@ -212,9 +212,11 @@ extern "C" unsigned llfacts_global_di_vars(LLVMValueRef g, LLVMMetadataRef *out,
 // A debug variable record (`#dbg_declare`, `#dbg_value`, `#dbg_assign`, `#dbg_declare_value`),
 // which LLVM 22 keeps beside instructions rather than as calls: the one value it describes
 // (null for labels, argument lists, and empty or constant locations), its DILocalVariable in
-// `*variable`, and in `*address` whether the value is the variable's address (`#dbg_declare`).
+// `*variable`, in `*address` whether the value is the variable's address (`#dbg_declare`),
+// and in `*plain` whether its DIExpression is empty (no fragment, offset or dereference: the
+// value is the variable, or its address, exactly).
 extern "C" LLVMValueRef llfacts_dbg_record(LLVMDbgRecordRef r, LLVMMetadataRef *variable,
-                                           int *address) {
+                                           int *address, int *plain) {
   auto *V = dyn_cast<DbgVariableRecord>(unwrap(r));
   if (!V || V->hasArgList() || !isa_and_nonnull<ValueAsMetadata>(V->getRawLocation()))
     return nullptr;
@@ -223,5 +225,6 @@ extern "C" LLVMValueRef llfacts_dbg_record(LLVMDbgRecordRef r, LLVMMetadataRef *
     return nullptr;
   *variable = wrap(V->getRawVariable());
   *address = V->isAddressOfVariable();
+  *plain = V->getExpression()->getNumElements() == 0;
   return wrap(described);
 }

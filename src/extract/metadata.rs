@@ -57,6 +57,7 @@ unsafe extern "C" {
         r: LLVMDbgRecordRef,
         variable: *mut LLVMMetadataRef,
         address: *mut i32,
+        plain: *mut i32,
     ) -> LLVMValueRef;
 }
 

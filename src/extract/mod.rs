@@ -145,6 +145,8 @@ pub struct SourceName {
     pub column: i32,
     pub ty: Handle<LLVMMetadataRef>,
     pub address: bool,
+    /// The record's DIExpression is empty: the value is the variable (or its address) exactly.
+    pub plain: bool,
 }
 
 /// Source variable names: the value each debug variable record (`#dbg_declare`,
@@ -182,8 +184,8 @@ unsafe fn source_name(
 ) {
     unsafe {
         let mut variable = std::ptr::null_mut();
-        let mut address = 0;
-        let described = metadata::llfacts_dbg_record(record, &mut variable, &mut address);
+        let (mut address, mut plain) = (0, 0);
+        let described = metadata::llfacts_dbg_record(record, &mut variable, &mut address, &mut plain);
         if described.is_null() || variable.is_null() {
             return; // A label, a DIArgList, or an empty or constant location.
         }
@@ -203,14 +205,17 @@ unsafe fn source_name(
         };
         let ty = metadata::llfacts_di_variable_type(variable);
         let entry = names.entry(Handle(described)).or_default();
-        if !entry.iter().any(|n| n.name == text && n.line == line) {
-            entry.push(SourceName {
+        match entry.iter_mut().find(|n| n.name == text && n.line == line) {
+            // One value may be a fragment of the variable in one record and all of it in another.
+            Some(n) => n.plain |= plain != 0,
+            None => entry.push(SourceName {
                 name: text.to_vec(),
                 line,
                 column,
                 ty: Handle(ty),
                 address: address != 0,
-            });
+                plain: plain != 0,
+            }),
         }
     }
 }

@@ -704,7 +704,7 @@ group metadata "Type metadata: TBAA (struct-path form, as clang emits from -O1 o
     global_var_di_type(global: symbol, ty: symbol)
     "Functions' debug-info subroutine type (their DISubprogram's type): join with `di_subroutine_elem` for the return (index 0) and parameter (index i + 1) types."
     function_di_type(func: symbol, ty: symbol)
-    "Source-level variables' debug-info type, per name as in `variable_source_name`: `how` is `address` when the variable is its storage (llvm.dbg.declare: what it points to has the type), `value` when it holds the value (llvm.dbg.value/assign). The record's DIExpression (fragments, derefs) is not looked at."
+    "Source-level variables' debug-info type, per name as in `variable_source_name`: `how` is `address` when the variable is its storage (llvm.dbg.declare: what it points to has the type), `value` when it holds the value (llvm.dbg.value/assign), `expression` when the record's DIExpression is not empty (a fragment of the variable, an offset or a dereference: the type is not the value's)."
     variable_di_type(var: symbol, name: symbol, how: symbol, ty: symbol)
 }
 

@@ -1,4 +1,4 @@
-//! Struct layouts from the layout facts, and what reordering a struct's fields would save:
+//! Struct layouts (from rules/lib/dtrans_layout.dl), and what reordering a struct's fields would save:
 //! the bytes of padding per instance between its layout and the one with its fields sorted
 //! by alignment (largest first), which no other order beats when every size is a multiple
 //! of its alignment, as in LLVM's data layouts.
@@ -7,12 +7,17 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
-use crate::facts::{FactSet, rows};
+use crate::analysis::rows::dtrans as out;
+use crate::analysis::session::Tables;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Field {
     pub index: i32,
     pub ty: String,
+    /// The type as LLVM would spell it (a recovered struct by its name).
+    pub text: String,
+    /// The source name, where debug info gives it.
+    pub name: Option<String>,
     pub offset: i32,
     pub size: i32,
     pub align: i32,
@@ -22,9 +27,13 @@ pub struct Field {
 pub struct Layout {
     /// The struct type's id.
     pub ty: String,
+    /// Its LLVM name (`struct.S`).
+    pub name: String,
     pub size: i32,
     pub align: i32,
     pub packed: bool,
+    /// Recovered from debug info: the optimiser dropped the type from the module.
+    pub recovered: bool,
     pub fields: Vec<Field>,
 }
 
@@ -70,53 +79,41 @@ fn align_up(n: i32, align: i32) -> i32 {
     }
 }
 
-/// The layouts of every sized struct type of the facts, by type id.
-pub fn layouts(facts: &FactSet) -> Result<BTreeMap<String, Layout>> {
-    let mut size = BTreeMap::new();
-    for r in facts.rows::<rows::type_alloc_size>()? {
-        let r = r?;
-        size.insert(r.ty, r.bytes);
-    }
-    let mut align = BTreeMap::new();
-    for r in facts.rows::<rows::type_abi_align>()? {
-        let r = r?;
-        align.insert(r.ty, r.bytes);
-    }
-    let mut offsets = BTreeMap::new();
-    for r in facts.rows::<rows::struct_type_field_offset>()? {
-        let r = r?;
-        offsets.insert((r.ty, r.index), r.offset);
-    }
-    let mut packed = std::collections::BTreeSet::new();
-    for r in facts.rows::<rows::struct_type_packed>()? {
-        packed.insert(r?.ty);
-    }
+/// The layouts of every type of interest, by type id, as rules/lib/dtrans_layout.dl gives
+/// them: the module's struct types, and those recovered from debug info.
+pub fn layouts(tables: &Tables) -> Result<BTreeMap<String, Layout>> {
     let mut layouts: BTreeMap<String, Layout> = BTreeMap::new();
-    for r in facts.rows::<rows::struct_type_field>()? {
+    for r in tables.rows::<out::dtrans_layout>()? {
         let r = r?;
-        let (Some(&s), Some(&a), Some(&fs), Some(&fa), Some(&off)) = (
-            size.get(r.ty),
-            align.get(r.ty),
-            size.get(r.field),
-            align.get(r.field),
-            offsets.get(&(r.ty, r.index)),
-        ) else {
-            continue; // unsized (opaque, scalable) or beyond a number column
-        };
-        let layout = layouts.entry(r.ty.to_string()).or_insert_with(|| Layout {
+        layouts.insert(r.ty.to_string(), Layout {
             ty: r.ty.to_string(),
-            size: s,
-            align: a,
-            packed: packed.contains(r.ty),
+            name: r.name.to_string(),
+            size: r.bytes,
+            align: r.align,
+            packed: r.packed != 0,
+            recovered: r.source == "debug info",
             fields: vec![],
         });
+    }
+    for r in tables.rows::<out::dtrans_layout_field>()? {
+        let r = r?;
+        let Some(layout) = layouts.get_mut(r.ty) else { continue };
         layout.fields.push(Field {
             index: r.index,
-            ty: r.field.to_string(),
-            offset: off,
-            size: fs,
-            align: fa,
+            ty: r.fty.to_string(),
+            text: r.text.to_string(),
+            name: None,
+            offset: r.offset,
+            size: r.bytes,
+            align: r.align,
         });
+    }
+    for r in tables.rows::<out::dtrans_field_name>()? {
+        let r = r?;
+        let field = layouts.get_mut(r.ty).and_then(|l| l.fields.iter_mut().find(|f| f.index == r.index));
+        if let Some(f) = field {
+            f.name = Some(r.name.to_string());
+        }
     }
     for layout in layouts.values_mut() {
         layout.fields.sort_by_key(|f| f.index);
@@ -138,6 +135,8 @@ mod tests {
                 let f = Field {
                     index: i as i32,
                     ty: format!("i{}", size * 8),
+                    text: format!("i{}", size * 8),
+                    name: None,
                     offset,
                     size,
                     align,
@@ -148,9 +147,11 @@ mod tests {
             .collect();
         Layout {
             ty: "%struct.S".into(),
+            name: "struct.S".into(),
             size,
             align,
             packed: false,
+            recovered: false,
             fields,
         }
     }

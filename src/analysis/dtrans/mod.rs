@@ -51,7 +51,7 @@ impl Report {
     fn new(session: &Session, tables: &Tables) -> Result<Report> {
         let facts = session.facts();
         let locate = Locator::new(facts)?;
-        let layouts = layout::layouts(facts)?;
+        let layouts = layout::layouts(tables)?;
 
         let mut types: BTreeMap<String, TypeReport> = BTreeMap::new();
         for r in tables.rows::<out::dtrans_type>()? {
@@ -61,6 +61,8 @@ impl Report {
                 .map(|f| FieldSummary {
                     index: f.index,
                     ty: f.ty.clone(),
+                    text: f.text.clone(),
+                    name: f.name.clone(),
                     offset: f.offset,
                     size: f.size,
                     value: ("none".into(), String::new()),
@@ -145,13 +147,18 @@ impl Report {
             whole_program.push((r.reason.to_string(), r.entity.to_string(), locate.location(r.entity)));
         }
         let program_ok = whole_program.is_empty();
+        let mut unrecovered = Vec::new();
+        for r in tables.rows::<out::dtrans_unrecovered>()? {
+            unrecovered.push(r?.name.to_string());
+        }
+        unrecovered.sort();
 
         let mut types: Vec<TypeReport> = types.into_values().collect();
         for t in &mut types {
             t.verdict = transform::verdict(t, program_ok);
         }
         types.sort_by(|a, b| transform::usefulness(b).cmp(&transform::usefulness(a)).then(a.ty.cmp(&b.ty)));
-        Ok(Report { types, whole_program })
+        Ok(Report { types, whole_program, unrecovered })
     }
 }
 

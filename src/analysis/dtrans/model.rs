@@ -21,6 +21,10 @@ pub struct Condition {
 pub struct FieldSummary {
     pub index: i32,
     pub ty: String,
+    /// The type as LLVM would spell it (a recovered struct by its name).
+    pub text: String,
+    /// The source name, where debug info gives it.
+    pub name: Option<String>,
     pub offset: i32,
     pub size: i32,
     /// Of `read`, `write`, `complex`.
@@ -49,6 +53,9 @@ pub struct Report {
     pub types: Vec<TypeReport>,
     /// Violated whole-program preconditions: (reason, entity, location).
     pub whole_program: Vec<(String, String, Option<Location>)>,
+    /// Struct types that TBAA tags name but that have no layout (no debug info): not
+    /// analysed. By name (empty for an anonymous one).
+    pub unrecovered: Vec<String>,
 }
 
 /// What one transformation may do to a type.

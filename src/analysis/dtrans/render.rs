@@ -16,6 +16,16 @@ pub fn summary_line(r: &Report) -> String {
         "{} struct types: {} without conditions, {} legal to reorder ({} saving padding, {} bytes per instance in all), {} with deletable fields, {} legal to split, {} reaching ambiguous pointers",
         s.types, s.clean, s.reorderable, s.saving, s.saved_bytes, s.deletable, s.splittable, s.ambiguous
     );
+    if s.recovered > 0 {
+        let _ = write!(line, "; {} recovered from debug info", s.recovered);
+    }
+    if !r.unrecovered.is_empty() {
+        let _ = write!(
+            line,
+            "; {} named by TBAA tags have no layout and are not analysed (build with -g)",
+            r.unrecovered.len()
+        );
+    }
     if !r.whole_program.is_empty() {
         let _ = write!(
             line,
@@ -36,6 +46,8 @@ struct Summary {
     deletable: usize,
     splittable: usize,
     ambiguous: usize,
+    /// Types whose layout comes from debug info (dropped from the module by the optimiser).
+    recovered: usize,
     /// Types that nothing but the whole-program preconditions blocks.
     blocked_by_program_only: usize,
     /// Conditions by the number of types they hold for, most frequent first.
@@ -54,6 +66,7 @@ impl Summary {
             deletable: v().filter(|v| !v.deletable.is_empty()).count(),
             splittable: v().filter(|v| v.split).count(),
             ambiguous: r.types.iter().filter(|t| t.ambiguous).count(),
+            recovered: r.types.iter().filter(|t| t.layout.as_ref().is_some_and(|l| l.recovered)).count(),
             blocked_by_program_only: v().filter(|v| v.blocked_by == [transform::WHOLE_PROGRAM]).count(),
             frequent: frequent(r),
         }
@@ -83,6 +96,14 @@ fn short(ty: &str) -> String {
     out + rest
 }
 
+/// A type as a person reads it: `%struct.node` (a recovered type by its LLVM name too).
+fn display(t: &TypeReport) -> String {
+    match &t.layout {
+        Some(l) if l.recovered => format!("%{}", l.name),
+        _ => short(&t.ty),
+    }
+}
+
 fn at(location: &Option<Location>) -> String {
     location
         .as_ref()
@@ -98,6 +119,10 @@ pub fn text(r: &Report) -> String {
     if !s.frequent.is_empty() {
         let top: Vec<String> = s.frequent.iter().take(5).map(|(c, n)| format!("{c} {n}")).collect();
         let _ = writeln!(out, "  most frequent conditions (types): {}", top.join(", "));
+    }
+    if !r.unrecovered.is_empty() {
+        let names: Vec<&str> = r.unrecovered.iter().map(|n| if n.is_empty() { "(anonymous)" } else { n }).collect();
+        let _ = writeln!(out, "  no layout (not analysed): {}", names.join(", "));
     }
     for (reason, entity, location) in r.whole_program.iter().take(5) {
         let _ = writeln!(out, "  precondition fails: {reason}: {entity}{}", at(location));
@@ -115,9 +140,10 @@ pub fn text(r: &Report) -> String {
 fn type_text(out: &mut String, t: &TypeReport) {
     let v = &t.verdict;
     let shape = t.layout.as_ref().map_or("unsized".to_string(), |l| {
-        format!("{} bytes, {} fields", l.size, l.fields.len())
+        let from = if l.recovered { ", from debug info" } else { "" };
+        format!("{} bytes, {} fields{from}", l.size, l.fields.len())
     });
-    let _ = writeln!(out, "{} ({shape})  [{}]", short(&t.ty), t.ty);
+    let _ = writeln!(out, "{} ({shape})  [{}]", display(t), t.ty);
     if v.reorder_legal() {
         let saves = v.reorder_saves.unwrap_or(0);
         if saves > 0 {
@@ -166,11 +192,12 @@ fn type_text(out: &mut String, t: &TypeReport) {
             Some((state, _)) => format!("; alloc {state}"),
             None => String::new(),
         };
+        let name = f.name.as_ref().map(|n| format!(" {n}")).unwrap_or_default();
         let _ = writeln!(
             out,
-            "  field {} {} @{}: {access}; {value}{alloc}",
+            "  field {}{name} {} @{}: {access}; {value}{alloc}",
             f.index,
-            short(&f.ty),
+            short(&f.text),
             f.offset
         );
     }
@@ -193,7 +220,8 @@ pub fn json(r: &Report) -> Value {
             let fields: Vec<Value> = (t.fields.iter())
                 .map(|f| {
                     let mut field = json!({
-                        "index": f.index, "type": f.ty, "offset": f.offset, "size": f.size,
+                        "index": f.index, "name": f.name, "type": f.ty, "type_text": short(&f.text),
+                        "offset": f.offset, "size": f.size,
                         "access": f.access,
                         "value": { "state": f.value.0, "value": f.value.1 },
                     });
@@ -205,6 +233,8 @@ pub fn json(r: &Report) -> Value {
                 .collect();
             json!({
                 "type": t.ty,
+                "name": display(t),
+                "recovered": t.layout.as_ref().is_some_and(|l| l.recovered),
                 "size": t.layout.as_ref().map(|l| l.size),
                 "ambiguous": t.ambiguous,
                 "conditions": t.conditions.iter().map(condition_json).collect::<Vec<_>>(),
@@ -229,10 +259,12 @@ pub fn json(r: &Report) -> Value {
             "reorder_saving": s.saving, "reorder_saved_bytes": s.saved_bytes,
             "with_deletable_fields": s.deletable, "split_legal": s.splittable,
             "ambiguous": s.ambiguous,
+            "recovered": s.recovered,
             "blocked_only_by_whole_program": s.blocked_by_program_only,
             "conditions": s.frequent.iter().map(|(c, n)| json!({ "condition": c, "types": n })).collect::<Vec<_>>(),
         },
         "whole_program": whole,
+        "unrecovered": r.unrecovered,
         "types": types,
     })
 }
