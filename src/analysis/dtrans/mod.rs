@@ -72,7 +72,7 @@ impl Report {
             types.insert(ty.clone(), TypeReport {
                 ty,
                 layout,
-                ambiguous: false,
+                ambiguous: None,
                 conditions: vec![],
                 fields,
                 verdict: Verdict::default(),
@@ -106,9 +106,15 @@ impl Report {
         }
         let ambiguous: Vec<(String, (String, Option<_>))> =
             ambiguous.into_iter().map(|(name, entities)| (name, pick(&entities))).collect();
+        let mut entries: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in tables.rows::<out::dtrans_ambiguous_entry>()? {
+            let r = r?;
+            entries.entry(r.ty.to_string()).or_default().push(r.entity.to_string());
+        }
         for r in tables.rows::<out::dtrans_ambiguous>()? {
-            let Some(t) = types.get_mut(r?.ty) else { continue };
-            t.ambiguous = true;
+            let ty = r?.ty;
+            let Some(t) = types.get_mut(ty) else { continue };
+            t.ambiguous = Some(entries.get(ty).map_or((String::new(), None), |e| pick(e)));
             for (name, (witness, location)) in &ambiguous {
                 if !t.conditions.iter().any(|c| &c.name == name) {
                     t.conditions.push(Condition {

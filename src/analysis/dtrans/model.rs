@@ -40,8 +40,9 @@ pub struct FieldSummary {
 pub struct TypeReport {
     pub ty: String,
     pub layout: Option<Layout>,
-    /// Reaches pointers to more than 6 struct types, and has every condition seen there.
-    pub ambiguous: bool,
+    /// Reaches pointers to more than 6 struct types, and has every condition seen there:
+    /// the entity that shows how it joined the ambiguous set, and its source location.
+    pub ambiguous: Option<(String, Option<Location>)>,
     pub conditions: Vec<Condition>,
     pub fields: Vec<FieldSummary>,
     pub verdict: Verdict,

@@ -65,7 +65,7 @@ impl Summary {
             saved_bytes: v().map(|v| i64::from(v.reorder_saves.unwrap_or(0))).sum(),
             deletable: v().filter(|v| !v.deletable.is_empty()).count(),
             splittable: v().filter(|v| v.split).count(),
-            ambiguous: r.types.iter().filter(|t| t.ambiguous).count(),
+            ambiguous: r.types.iter().filter(|t| t.ambiguous.is_some()).count(),
             recovered: r.types.iter().filter(|t| t.layout.as_ref().is_some_and(|l| l.recovered)).count(),
             blocked_by_program_only: v().filter(|v| v.blocked_by == [transform::WHOLE_PROGRAM]).count(),
             frequent: frequent(r),
@@ -173,6 +173,9 @@ fn type_text(out: &mut String, t: &TypeReport) {
     } else {
         let _ = writeln!(out, "  reorder, delete, split: blocked by {}", v.blocked_by.join(", "));
     }
+    if let Some((entity, location)) = &t.ambiguous {
+        let _ = writeln!(out, "  ambiguous: reaches pointers to more than 6 struct types: {entity}{}", at(location));
+    }
     if t.conditions.is_empty() {
         let _ = writeln!(out, "  conditions: none");
     }
@@ -206,9 +209,13 @@ fn type_text(out: &mut String, t: &TypeReport) {
 fn condition_json(c: &Condition) -> Value {
     let mut v = json!({ "condition": c.name, "witness": c.witness, "ambiguous": c.ambiguous });
     if let Some(l) = &c.location {
-        v["location"] = json!({ "file": l.file, "line": l.line, "column": l.column });
+        v["location"] = location_json(l);
     }
     v
+}
+
+fn location_json(l: &Location) -> Value {
+    json!({ "file": l.file, "line": l.line, "column": l.column })
 }
 
 /// The JSON report.
@@ -236,7 +243,10 @@ pub fn json(r: &Report) -> Value {
                 "name": display(t),
                 "recovered": t.layout.as_ref().is_some_and(|l| l.recovered),
                 "size": t.layout.as_ref().map(|l| l.size),
-                "ambiguous": t.ambiguous,
+                "ambiguous": t.ambiguous.is_some(),
+                "ambiguous_entry": t.ambiguous.as_ref().map(|(entity, location)| {
+                    json!({ "entity": entity, "location": location.as_ref().map(location_json) })
+                }),
                 "conditions": t.conditions.iter().map(condition_json).collect::<Vec<_>>(),
                 "fields": fields,
                 "reorder": {
