@@ -2,7 +2,8 @@
 //! program is compiled, analysed, and run instrumented; every load, store and memory-function
 //! range into an instance of a type the analysis finds legal to reorder must touch exactly
 //! one of its fields, and no field found deletable is read. Here the check is shown to hold
-//! on a fixture and on Lua, and to catch wrong claims.
+//! on fixtures (at -O2 -g too, where struct types exist only in debug info) and on Lua, and
+//! to catch wrong claims.
 
 mod common;
 
@@ -105,4 +106,46 @@ fn lua_run_contradicts_no_verdict() {
         .find_map(|l| l.strip_prefix("legal types accessed: "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(accessed.split(' ').count() >= 3, "{text}");
+}
+
+/// fixtures/dtrans/recovered.c at -O2 -g, where its struct types exist only in debug info
+/// and TBAA tags: the run finds heap instances from the tags, the three types found legal
+/// are accessed by field only, and claiming struct pair legal (its bytes are read as a
+/// `long`) or rec's third field deletable (rec_sum reads it) is caught.
+#[test]
+fn recovered_types_are_checked_at_o2_with_debug_info() {
+    let src = repo().join("fixtures/dtrans/recovered.c").to_string_lossy().into_owned();
+    let o = validate(&["--form", "O2G", &src]);
+    let text = report(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("legal types accessed: struct.bits struct.outer struct.rec\n"), "{text}");
+    assert!(text.contains("violations: 0 (wrong"), "{text}");
+
+    let o = validate(&[
+        "--form",
+        "O2G",
+        "--claim",
+        "struct.pair",
+        "--claim-deletable",
+        "struct.rec:2",
+        "--expect-violations",
+        &src,
+    ]);
+    let text = report(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let violations: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("violations:"))
+        .map(|l| l.split(" x").next().unwrap())
+        .collect();
+    assert_eq!(
+        violations,
+        [
+            "violations: 1 (wrong accesses into legal types)",
+            "  struct.pair +0 (8 bytes)",
+            "deletable fields 1; violations: 1 (deletable fields read)",
+            "  struct.rec field 2 read",
+        ],
+        "{text}"
+    );
 }
