@@ -195,6 +195,9 @@ fn ambiguous_types_are_reported() {
     for name in ["amb_a", "amb_b", "amb_c", "amb_d", "amb_e", "amb_f", "amb_g", "amb_h"] {
         let t = named(name);
         assert_eq!(t["ambiguous"], true, "{name}");
+        // How it joined the set: a node of the module (the pointers `put` stores, `get` loads).
+        let entry = t["ambiguous_entry"]["entity"].as_str().unwrap_or_else(|| panic!("{name}: {t:#}"));
+        assert!(entry.starts_with("ambiguous:@"), "{name}: {entry}");
         assert_eq!(t["reorder"]["legal"], false, "{name}");
         let through: BTreeSet<String> = (t["conditions"].as_array().unwrap().iter())
             .filter(|c| c["ambiguous"] == true)
@@ -212,6 +215,7 @@ fn ambiguous_types_are_reported() {
     assert_eq!(bad["ambiguous"], false, "{c:#}");
     let keeper = named("keeper");
     assert_eq!(keeper["ambiguous"], false);
+    assert!(keeper["ambiguous_entry"].is_null());
     assert_eq!(keeper["reorder"]["legal"], true);
     assert_eq!(keeper["reorder"]["saves_bytes"], 8);
 
@@ -219,6 +223,7 @@ fn ambiguous_types_are_reported() {
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("8 reaching ambiguous pointers"), "{text}");
     assert!(text.contains("(an ambiguous pointer)"), "{text}");
+    assert!(text.contains("  ambiguous: reaches pointers to more than 6 struct types: ambiguous:@"), "{text}");
 }
 
 /// fixtures/dtrans/recovered.c at -O2: the module holds none of its struct types. With -g
