@@ -29,6 +29,14 @@ fn report(o: &Output) -> String {
     )
 }
 
+/// The report from its first `violations:` line on, each line without its count (` xN`).
+fn violation_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("violations:"))
+        .map(|l| l.split(" x").next().unwrap())
+        .collect()
+}
+
 fn claims() -> String {
     repo()
         .join("fixtures/dtrans/dynamic/claims.c")
@@ -73,11 +81,7 @@ fn a_wrong_claim_is_caught() {
     ]);
     let text = report(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    let violations: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("violations:"))
-        .map(|l| l.split(" x").next().unwrap())
-        .collect();
+    let violations = violation_lines(&text);
     assert_eq!(
         violations,
         [
@@ -133,11 +137,7 @@ fn recovered_types_are_checked_at_o2_with_debug_info() {
     ]);
     let text = report(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    let violations: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("violations:"))
-        .map(|l| l.split(" x").next().unwrap())
-        .collect();
+    let violations = violation_lines(&text);
     assert_eq!(
         violations,
         [
