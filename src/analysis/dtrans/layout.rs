@@ -1,7 +1,7 @@
-//! Struct layouts (from rules/lib/dtrans_layout.dl), and what reordering a struct's fields would save:
-//! the bytes of padding per instance between its layout and the one with its fields sorted
-//! by alignment (largest first), which no other order beats when every size is a multiple
-//! of its alignment, as in LLVM's data layouts.
+//! Struct layouts (as rules/lib/dtrans_layout.dl gives them), and what reordering a
+//! struct's fields would save: the bytes of padding per instance between its layout and the
+//! one with its fields sorted by alignment (largest first), which no other order beats when
+//! every size is a multiple of its alignment, as in LLVM's data layouts.
 
 use std::collections::BTreeMap;
 
