@@ -121,7 +121,17 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(out, "  most frequent conditions (types): {}", top.join(", "));
     }
     if !r.unrecovered.is_empty() {
-        let names: Vec<&str> = r.unrecovered.iter().map(|n| if n.is_empty() { "(anonymous)" } else { n }).collect();
+        // (Sorted, so equal names are neighbours: `(anonymous) x5`.)
+        let mut names: Vec<(String, usize)> = vec![];
+        for n in &r.unrecovered {
+            let n = if n.is_empty() { "(anonymous)" } else { n };
+            match names.last_mut() {
+                Some((last, count)) if last == n => *count += 1,
+                _ => names.push((n.to_string(), 1)),
+            }
+        }
+        let names: Vec<String> =
+            names.iter().map(|(n, k)| if *k > 1 { format!("{n} x{k}") } else { n.clone() }).collect();
         let _ = writeln!(out, "  no layout (not analysed): {}", names.join(", "));
     }
     for (reason, entity, location) in r.whole_program.iter().take(5) {
