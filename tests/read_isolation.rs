@@ -371,7 +371,9 @@ fn interrupted(name: &str, sig: i32, extra: &[&str]) {
     std::fs::write(out.join("marker"), "old").unwrap();
     let mut child = llfacts()
         .arg("extract")
-        .args(std::iter::repeat_n(&bc, 400))
+        // (About 12 s of work at -j 1: the signal must come before it ends, even when a
+        // loaded machine is slow to schedule this test.)
+        .args(std::iter::repeat_n(&bc, 1200))
         .args(["-j", "1", "-q", "-o"])
         .arg(&out)
         .args(extra)
