@@ -81,6 +81,7 @@ const SOUND: &[&[&str]] = &[
     &["static_storage.c", "static_storage_lib.c"],
     &["varargs.c"],
     &["virtual.cpp"],
+    &["virtual_dispatch.cpp"],
     &["wrappers.c"],
     &["wrappers_indirect.c"],
 ];

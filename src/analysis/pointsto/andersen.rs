@@ -71,6 +71,12 @@ enum Trigger {
     CopyTo {
         copy: u32,
     },
+    /// `*node = value` for a constructor's vtable store (`store`), except into the
+    /// locations a later store of the object's own constructor overwrites.
+    VptrStore {
+        value: Node,
+        store: u32,
+    },
 }
 
 /// A standing request on an object: connect each of its cells, present and future.
@@ -109,6 +115,9 @@ struct Prep {
     wrapper_offsets: HashMap<u32, Vec<i32>>,
     copy_length: HashMap<u32, i32>,
     wrapper_inner: HashMap<u32, Vec<u32>>,
+    /// (store, object, offset) of `overwritten_vptr`, and its stores.
+    overwritten_vptr: HashSet<(u32, u32, i32)>,
+    vptr_stores: HashSet<u32>,
     external: HashMap<u32, u32>,
     unmodelled: HashSet<u32>,
     variadic: HashMap<u32, i32>,
@@ -466,6 +475,12 @@ impl Solver {
             Trigger::Store { value, whole } => {
                 let c = self.cell(o, if whole { -1 } else { f });
                 self.add_edge(value, Edge::Copy(c));
+            }
+            Trigger::VptrStore { value, store } => {
+                if !self.prep.overwritten_vptr.contains(&(store, o, f)) {
+                    let c = self.cell(o, f);
+                    self.add_edge(value, Edge::Copy(c));
+                }
             }
             Trigger::Callee { call } => {
                 if self.functions.contains(&o)
@@ -1029,6 +1044,8 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         wrapper_offsets: HashMap::default(),
         copy_length: HashMap::default(),
         wrapper_inner: HashMap::default(),
+        overwritten_vptr: HashSet::default(),
+        vptr_stores: HashSet::default(),
         external: HashMap::default(),
         unmodelled: HashSet::default(),
         variadic: HashMap::default(),
@@ -1081,6 +1098,12 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
             .entry(sym.intern(r.func))
             .or_default()
             .push(sym.intern(r.call));
+    }
+    for r in prep.rows::<prep_rows::overwritten_vptr>()? {
+        let r = r?;
+        let store = sym.intern(r.store);
+        p.overwritten_vptr.insert((store, sym.intern(r.obj), r.offset));
+        p.vptr_stores.insert(store);
     }
     for r in prep.rows::<prep_rows::external_function>()? {
         let r = r?;
@@ -1224,8 +1247,13 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let r = r?;
         let (a, vs) = (s.sym.intern(r.addr), s.sym.intern(r.value));
         let whole = s.aggregate.contains(&vs);
+        let store = s.sym.intern(r.instr);
         let (a, v) = (s.node(a), s.node(vs));
-        s.add_trigger(a, Trigger::Store { value: v, whole });
+        if !whole && s.prep.vptr_stores.contains(&store) {
+            s.add_trigger(a, Trigger::VptrStore { value: v, store });
+        } else {
+            s.add_trigger(a, Trigger::Store { value: v, whole });
+        }
     }
     for r in facts.rows::<rows::pt_initializer>()? {
         let r = r?;
