@@ -409,6 +409,9 @@ impl Solution {
                     write_tuple(w, &[&n(o), &n(k)])?;
                 }
             }
+            // The per-context relations: empty when insensitive, the only mode solved here.
+            "cs_var_points_to_field" | "cs_field_points_to" | "cs_call_graph_edge"
+            | "reachable_context" => {}
             other => unreachable!("not a points-to output: {other}"),
         }
         Ok(())
