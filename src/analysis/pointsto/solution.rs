@@ -5,12 +5,14 @@
 //! fixpoint's sets) fill a `Builder`.
 
 use std::collections::HashMap;
+use std::hash::Hasher;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
 use roaring::RoaringBitmap;
 
+use crate::analysis::Context;
 use crate::analysis::rows::andersen;
 use crate::analysis::session::Tables;
 use crate::engine::Symbols;
@@ -36,6 +38,30 @@ pub struct Builder {
     pub call_edges: Vec<(u32, u32)>,
     pub reachable: Vec<u32>,
     pub objects: Vec<(u32, u32)>,
+    /// Sets by a hash of their content, for `shared_set`.
+    by_content: HashMap<u64, Vec<u32>>,
+    /// The context sensitivity, and with contexts the contextual relations: locations
+    /// (heap context, object, offset) and sets over them, by (context, node) and by cell
+    /// (heap context, object, offset); call edges (context, call, callee context,
+    /// function) and function instances (function, context). Contexts are symbols.
+    pub context: Context,
+    cs_loc_ids: HashMap<CsLoc, u32>,
+    cs_locs: Vec<CsLoc>,
+    cs_sets: Vec<RoaringBitmap>,
+    cs_by_content: HashMap<u64, Vec<u32>>,
+    cs_var_sets: Vec<(u32, u32, u32)>,
+    cs_cell_sets: Vec<(u32, u32, i32, u32)>,
+    pub cs_call_edges: Vec<(u32, u32, u32, u32)>,
+    pub reachable_contexts: Vec<(u32, u32)>,
+}
+
+/// A location in a context: (heap context, object, offset).
+type CsLoc = (u32, u32, i32);
+
+fn content_hash(set: &RoaringBitmap) -> u64 {
+    let mut h = crate::fasthash::FastHasher::default();
+    set.iter().for_each(|l| h.write_u32(l));
+    h.finish()
 }
 
 impl Builder {
@@ -66,6 +92,53 @@ impl Builder {
         (self.sets.len() - 1) as u32
     }
 
+    /// A points-to set like `set`, but an equal set made before is shared.
+    pub fn shared_set(&mut self, locs: RoaringBitmap) -> u32 {
+        let same = self.by_content.entry(content_hash(&locs)).or_default();
+        if let Some(&id) = same.iter().find(|&&id| self.sets[id as usize] == locs) {
+            return id;
+        }
+        self.sets.push(locs);
+        let id = (self.sets.len() - 1) as u32;
+        same.push(id);
+        id
+    }
+
+    pub fn cs_loc(&mut self, hctx: u32, obj: u32, offset: i32) -> u32 {
+        let next = self.cs_locs.len() as u32;
+        let id = *self.cs_loc_ids.entry((hctx, obj, offset)).or_insert(next);
+        if id == next {
+            self.cs_locs.push((hctx, obj, offset));
+        }
+        id
+    }
+
+    /// A set of contextual locations (from `cs_loc`); an equal one made before is shared.
+    pub fn cs_shared_set(&mut self, locs: RoaringBitmap) -> u32 {
+        let same = self.cs_by_content.entry(content_hash(&locs)).or_default();
+        if let Some(&id) = same.iter().find(|&&id| self.cs_sets[id as usize] == locs) {
+            return id;
+        }
+        self.cs_sets.push(locs);
+        let id = (self.cs_sets.len() - 1) as u32;
+        same.push(id);
+        id
+    }
+
+    /// Node `var` in context `ctx` points to contextual set `set` (empty sets dropped).
+    pub fn cs_points_to(&mut self, ctx: u32, var: u32, set: u32) {
+        if !self.cs_sets[set as usize].is_empty() {
+            self.cs_var_sets.push((ctx, var, set));
+        }
+    }
+
+    /// The memory of `(hctx, obj, offset)` holds contextual set `set`.
+    pub fn cs_holds(&mut self, hctx: u32, obj: u32, offset: i32, set: u32) {
+        if !self.cs_sets[set as usize].is_empty() {
+            self.cs_cell_sets.push((hctx, obj, offset, set));
+        }
+    }
+
     /// Node `var` points to set `set` (each node at most once; empty sets are dropped).
     pub fn points_to(&mut self, var: u32, set: u32) {
         if !self.sets[set as usize].is_empty() {
@@ -90,9 +163,31 @@ impl Builder {
         "object",
     ];
 
-    /// Reads the rows of `READS` from the outputs of `rules/andersen.dl`.
-    pub fn from_outputs(mut outputs: Tables) -> Result<Builder> {
+    /// With contexts, the contextual relations too.
+    const READS_CS: &[&str] = &[
+        "var_points_to_field",
+        "field_points_to",
+        "call_graph_edge",
+        "reachable_function",
+        "object",
+        "cs_var_points_to_field",
+        "cs_field_points_to",
+        "cs_call_graph_edge",
+        "reachable_context",
+    ];
+
+    /// The output relations `from_outputs` reads in mode `context`.
+    pub fn reads(context: Context) -> &'static [&'static str] {
+        match context.depth {
+            0 => Builder::READS,
+            _ => Builder::READS_CS,
+        }
+    }
+
+    /// Reads the rows of `reads(context)` from the outputs of `rules/andersen.dl`.
+    pub fn from_outputs(mut outputs: Tables, context: Context) -> Result<Builder> {
         let mut b = Builder::with_symbols(outputs.take_symbols());
+        b.context = context;
         let mut vars: HashMap<u32, RoaringBitmap> = HashMap::new();
         for r in outputs.rows::<andersen::var_points_to_field>()? {
             let r = r?;
@@ -150,6 +245,14 @@ impl Builder {
         {
             used[i as usize] = true;
         }
+        let cs_syms = (self.cs_locs.iter().flat_map(|&(h, o, _)| [h, o]))
+            .chain(self.cs_var_sets.iter().flat_map(|&(c, v, _)| [c, v]))
+            .chain(self.cs_cell_sets.iter().flat_map(|&(h, o, _, _)| [h, o]))
+            .chain(self.cs_call_edges.iter().flat_map(|&(a, b, c, d)| [a, b, c, d]))
+            .chain(self.reachable_contexts.iter().flat_map(|&(f, c)| [f, c]));
+        for i in cs_syms {
+            used[i as usize] = true;
+        }
         let mut order: Vec<u32> = (0..used.len() as u32).filter(|&i| used[i as usize]).collect();
         order.sort_unstable_by(|&a, &b| self.syms.resolve(a).cmp(self.syms.resolve(b)));
         let mut rank = vec![0u32; used.len()];
@@ -182,7 +285,49 @@ impl Builder {
             v.dedup();
             v
         }
+        // The contextual locations and sets, renumbered the same way.
+        let cs_ranked = |i: u32| {
+            let (h, o, f) = self.cs_locs[i as usize];
+            (r(h), r(o), f)
+        };
+        let mut cs_order: Vec<u32> = (0..self.cs_locs.len() as u32).collect();
+        cs_order.sort_unstable_by_key(|&i| cs_ranked(i));
+        let mut cs_new_id = vec![0u32; cs_order.len()];
+        for (n, &i) in cs_order.iter().enumerate() {
+            cs_new_id[i as usize] = n as u32;
+        }
+        let cs_locs = cs_order.iter().map(|&i| cs_ranked(i)).collect();
+        let cs_sets = (self.cs_sets.into_iter())
+            .map(|set| {
+                let mut ids: Vec<u32> = set.iter().map(|i| cs_new_id[i as usize]).collect();
+                ids.sort_unstable();
+                RoaringBitmap::from_sorted_iter(ids).expect("sorted")
+            })
+            .collect();
         Solution {
+            context: self.context,
+            cs_locs,
+            cs_sets,
+            cs_var_sets: sorted(
+                (self.cs_var_sets.into_iter())
+                    .map(|(c, v, s)| (r(c), r(v), s))
+                    .collect(),
+            ),
+            cs_cell_sets: sorted(
+                (self.cs_cell_sets.into_iter())
+                    .map(|(h, o, f, s)| (r(h), r(o), f, s))
+                    .collect(),
+            ),
+            cs_call_edges: sorted(
+                (self.cs_call_edges.into_iter())
+                    .map(|(a, b, c, d)| (r(a), r(b), r(c), r(d)))
+                    .collect(),
+            ),
+            reachable_contexts: sorted(
+                (self.reachable_contexts.into_iter())
+                    .map(|(f, c)| (r(f), r(c)))
+                    .collect(),
+            ),
             syms: self.syms,
             names: order,
             locs,
@@ -225,9 +370,29 @@ pub struct Solution {
     call_edges: Vec<(u32, u32)>,
     reachable: Vec<u32>,
     objects: Vec<(u32, u32)>,
+    context: Context,
+    /// With contexts: locations (heap context, object, offset), sorted; sets over them;
+    /// (context, node, set), (heap context, object, offset, set), call edges and function
+    /// instances, sorted.
+    cs_locs: Vec<(u32, u32, i32)>,
+    cs_sets: Vec<RoaringBitmap>,
+    cs_var_sets: Vec<(u32, u32, u32)>,
+    cs_cell_sets: Vec<(u32, u32, i32, u32)>,
+    cs_call_edges: Vec<(u32, u32, u32, u32)>,
+    reachable_contexts: Vec<(u32, u32)>,
 }
 
 impl Solution {
+    /// The context sensitivity it was computed with.
+    pub fn context(&self) -> Context {
+        self.context
+    }
+
+    /// The function instances (function, context) of a context-sensitive solution.
+    pub fn function_instances(&self) -> usize {
+        self.reachable_contexts.len()
+    }
+
     fn name(&self, id: u32) -> &str {
         self.syms.resolve(self.names[id as usize])
     }
@@ -407,6 +572,32 @@ impl Solution {
             "object" => {
                 for &(o, k) in &self.objects {
                     write_tuple(w, &[&n(o), &n(k)])?;
+                }
+            }
+            "cs_var_points_to_field" => {
+                for &(c, v, s) in &self.cs_var_sets {
+                    for i in &self.cs_sets[s as usize] {
+                        let (h, o, f) = self.cs_locs[i as usize];
+                        write_tuple(w, &[&n(c), &n(v), &n(h), &n(o), &f])?;
+                    }
+                }
+            }
+            "cs_field_points_to" => {
+                for &(h, o, f, s) in &self.cs_cell_sets {
+                    for i in &self.cs_sets[s as usize] {
+                        let (th, t, tf) = self.cs_locs[i as usize];
+                        write_tuple(w, &[&n(h), &n(o), &f, &n(th), &n(t), &tf])?;
+                    }
+                }
+            }
+            "cs_call_graph_edge" => {
+                for &(c, i, y, f) in &self.cs_call_edges {
+                    write_tuple(w, &[&n(c), &n(i), &n(y), &n(f)])?;
+                }
+            }
+            "reachable_context" => {
+                for &(f, c) in &self.reachable_contexts {
+                    write_tuple(w, &[&n(f), &n(c)])?;
                 }
             }
             other => unreachable!("not a points-to output: {other}"),
