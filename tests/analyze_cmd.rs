@@ -497,3 +497,29 @@ fn analyze_runs_the_call_graph_rules_and_reports_their_notes() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--context` takes one of the modes; anything else is a usage error in one line, for
+/// `analyze` and `alias` alike, before any input is read.
+#[test]
+fn bad_context_is_a_usage_error() {
+    let dir = scratch("analyze-bad-context");
+    let bc = build(&dir, false);
+    for cmd in [&["analyze"][..], &["alias", "--engine", "builtin"]] {
+        for mode in ["4-callsite", "callsite", "1-callers", ""] {
+            let mut c = llfacts();
+            c.args(cmd).args(["--context", mode]).arg(&bc);
+            if cmd[0] == "alias" {
+                c.args(["main", "%p", "%q"]);
+            }
+            let o = c.output().unwrap();
+            assert_one_line_error(&o, 2, &["--context", "2-callsite"]);
+            assert_eq!(stderr_text(&o).lines().count(), 1, "{}", stderr_text(&o));
+        }
+    }
+    let o = llfacts()
+        .args(["analyze", "-q", "--engine", "builtin", "--context", "2-caller"])
+        .arg(&bc)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr_text(&o));
+}

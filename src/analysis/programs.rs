@@ -163,3 +163,33 @@ pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
     write(&wrapper, &text)?;
     Ok(wrapper)
 }
+
+/// Soufflé's `-M` definitions (`"A=1 B=2"`; a name alone is defined as 1) as (name,
+/// value) pairs; an error names a definition that is not `NAME` or `NAME=VALUE`.
+pub fn parse_macros(text: &str) -> Result<Vec<(String, String)>> {
+    text.split_whitespace()
+        .map(|d| {
+            let (name, value) = d.split_once('=').unwrap_or((d, "1"));
+            let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !ident {
+                anyhow::bail!("-M: `{d}` is no macro definition (NAME=VALUE)");
+            }
+            Ok((name.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+/// A program file that makes `defines` and then includes `program`, written into `dir`.
+pub fn defining(program: &Path, defines: &[(String, String)], dir: &Path) -> Result<PathBuf> {
+    let program = std::path::absolute(program)
+        .with_context(|| format!("{}: cannot resolve", program.display()))?;
+    let mut text = String::new();
+    for (name, value) in defines {
+        text += &format!("#define {name} {value}\n");
+    }
+    text += &format!("#include \"{}\"\n", program.display());
+    let wrapper = dir.join("defined.dl");
+    write(&wrapper, &text)?;
+    Ok(wrapper)
+}
