@@ -80,14 +80,23 @@ struct Analysis {
 }
 
 fn analyse(name: &str, sources: &[&str], mode: Mode) -> Analysis {
+    analyse_in(name, sources, mode, "")
+}
+
+/// `analyse` with rules/andersen.dl under preprocessor definitions (`#define ...` lines):
+/// how a user chooses the contexts without `llfacts analyze`.
+fn analyse_in(name: &str, sources: &[&str], mode: Mode, defines: &str) -> Analysis {
     let dir = scratch(&format!("andersen-{name}-{mode:?}"));
     let bcs = build(&dir, sources, mode);
     let facts = dir.join("facts");
     extract_ok(&bcs, &facts, &["-q"]);
     let out = dir.join("out");
+    let program = dir.join("andersen.dl");
+    let rules = repo().join("rules/andersen.dl");
+    std::fs::write(&program, format!("{defines}\n#include \"{}\"\n", rules.display())).unwrap();
     let o = llfacts()
         .args(["run", "--engine", "builtin"])
-        .arg(repo().join("rules/andersen.dl"))
+        .arg(&program)
         .arg("-F")
         .arg(&facts)
         .arg("-D")
@@ -700,5 +709,91 @@ fn unsound_calls_through_incompatible_types() {
 fn unsound_entry_point_parameters() {
     for_both("entry_params", &["unsound/entry_params.c"], |a| {
         assert_set(a, "argv[0]", a.sink("sink_arg"), &[]);
+    });
+}
+
+/// The instances (contexts) of a function, and for heap objects labelled `label`, what
+/// each of its context clones holds at `offset`.
+impl Analysis {
+    fn instances(&self, func: &str) -> usize {
+        let f = self.function(func);
+        self.out("reachable_context").iter().filter(|r| r[0] == f).count()
+    }
+
+    fn clones_hold(&self, label: &str, offset: &str) -> BTreeSet<BTreeSet<String>> {
+        let mut by_clone: HashMap<(String, String), BTreeSet<String>> = HashMap::new();
+        for r in self.out("cs_field_points_to").iter() {
+            if self.label(&r[1]) == label && r[2] == offset {
+                let held = by_clone.entry((r[0].clone(), r[1].clone())).or_default();
+                held.insert(self.label(&r[4]));
+            }
+        }
+        by_clone.into_values().collect()
+    }
+}
+
+#[test]
+fn contexts_separate_calls_and_clone_heap_objects() {
+    let insensitive = "#define CONTEXT_DEPTH 0";
+    let callsite1 = "#define CONTEXT_DEPTH 1";
+    let callsite2 = "#define CONTEXT_DEPTH 2";
+    let caller1 = "#define CONTEXT_DEPTH 1\n#define CONTEXT_CALLER 1";
+    for mode in MODES {
+        for (what, defines) in [
+            ("insensitive", insensitive),
+            ("1-callsite", callsite1),
+            ("2-callsite", callsite2),
+            ("1-caller", caller1),
+        ] {
+            let a = analyse_in(&format!("context-{what}"), &["context.c"], mode, defines);
+            let both = &["a", "b"][..];
+            let all = &["a", "b", "c", "d"][..];
+            let (ids, deep, boxes): (&[&[&str]; 2], &[&[&str]; 2], &[&[&str]; 2]) = match what {
+                // `id` is called twice from main: one call site each tells them apart; the
+                // callers do not (both are main). `id2` calls `id` for both of its calls:
+                // one call site merges them, two tell them apart.
+                "1-callsite" => (&[&["a"], &["b"]], &[&["c", "d"], &["c", "d"]], &[&["a"], &["b"]]),
+                "2-callsite" => (&[&["a"], &["b"]], &[&["c"], &["d"]], &[&["a"], &["b"]]),
+                // Without contexts `id` returns everything any of its callers passed.
+                "insensitive" => (&[all, all], &[all, all], &[both, both]),
+                // [main] and [id2] are id's two instances.
+                _ => (&[both, both], &[&["c", "d"], &["c", "d"]], &[both, both]),
+            };
+            let m = format!("{what} {mode:?}");
+            assert_eq!(a.sink("sink_r1"), set(ids[0]), "r1 = id(&a), {m}");
+            assert_eq!(a.sink("sink_r2"), set(ids[1]), "r2 = id(&b), {m}");
+            assert_eq!(a.sink("sink_s1"), set(deep[0]), "s1 = id2(&c), {m}");
+            assert_eq!(a.sink("sink_s2"), set(deep[1]), "s2 = id2(&d), {m}");
+            // `make` is no wrapper (it keeps its box): with contexts its malloc is one heap
+            // object per context of `make`, each holding its own call's argument.
+            assert_eq!(a.sink("sink_b1"), set(boxes[0]), "b1->v, {m}");
+            assert_eq!(a.sink("sink_b2"), set(boxes[1]), "b2->v, {m}");
+            let (id_instances, clones): (usize, &[&[&str]]) = match what {
+                "insensitive" => (0, &[]),
+                // [call 1], [call 2], [the call in id2]
+                "1-callsite" => (3, &[&["a"], &["b"]]),
+                // and the call in id2 under each of id2's two calls
+                "2-callsite" => (4, &[&["a"], &["b"]]),
+                // [main], [id2]
+                _ => (2, &[&["a", "b"]]),
+            };
+            assert_eq!(a.instances("id"), id_instances, "instances of id, {m}");
+            let expected: BTreeSet<BTreeSet<String>> = clones.iter().map(|c| set(c)).collect();
+            let heap = a.label(&a.out("object").iter().find(|r| r[1] == "heap").unwrap()[0]);
+            assert_eq!(a.clones_hold(&heap, "0"), expected, "clones of {heap}, {m}");
+        }
+    }
+}
+
+#[test]
+fn read_only_memory_holds_only_its_initializer() {
+    for_both("read_only", &["read_only.c"], |a| {
+        // Both stores may write `table` and `f` as far as the analysis knows; neither
+        // can at run time (a `constant` global, code).
+        assert_set(a, "table[0]", a.sink("sink_table"), &["x"]);
+        assert_set(a, "slot", a.sink("sink_slot"), &["y"]);
+        assert_set(a, "*(int **)f", a.sink("sink_code"), &[]);
+        let table = a.out("object").iter().find(|r| a.label(&r[0]) == "table").unwrap()[0].clone();
+        assert_set(a, "memory of table", a.field(&table, "0"), &["x"]);
     });
 }

@@ -55,6 +55,17 @@ pub struct Builder {
     pub reachable_contexts: Vec<(u32, u32)>,
 }
 
+/// The row type of rules/andersen.dl's `cs_field_points_to`, whose declaration spans lines
+/// (build.rs generates row types of one-line declarations).
+mod cs_rows {
+    crate::row_structs! {
+        cs_field_points_to(
+            hctx: symbol, obj: symbol, offset: number,
+            target_hctx: symbol, target: symbol, target_offset: number
+        )
+    }
+}
+
 /// A location in a context: (heap context, object, offset).
 type CsLoc = (u32, u32, i32);
 
@@ -225,7 +236,50 @@ impl Builder {
             let o = (b.sym(r.obj), b.sym(r.kind));
             b.objects.push(o);
         }
+        if context.depth > 0 {
+            b.contextual_outputs(&outputs)?;
+        }
         Ok(b)
+    }
+
+    /// Reads the relations with contexts (the sets grouped by node and context, by cell).
+    fn contextual_outputs(&mut self, outputs: &Tables) -> Result<()> {
+        let b = self;
+        let mut vars: HashMap<(u32, u32), RoaringBitmap> = HashMap::new();
+        for r in outputs.rows::<andersen::cs_var_points_to_field>()? {
+            let r = r?;
+            let (c, v) = (b.sym(r.ctx), b.sym(r.var));
+            let (h, o) = (b.sym(r.hctx), b.sym(r.obj));
+            let l = b.cs_loc(h, o, r.offset);
+            vars.entry((c, v)).or_default().insert(l);
+        }
+        for ((c, v), locs) in vars {
+            let s = b.cs_shared_set(locs);
+            b.cs_points_to(c, v, s);
+        }
+        let mut cells: HashMap<(u32, u32, i32), RoaringBitmap> = HashMap::new();
+        for r in outputs.rows::<cs_rows::cs_field_points_to>()? {
+            let r = r?;
+            let (h, o) = (b.sym(r.hctx), b.sym(r.obj));
+            let (th, t) = (b.sym(r.target_hctx), b.sym(r.target));
+            let l = b.cs_loc(th, t, r.target_offset);
+            cells.entry((h, o, r.offset)).or_default().insert(l);
+        }
+        for ((h, o, f), locs) in cells {
+            let s = b.cs_shared_set(locs);
+            b.cs_holds(h, o, f, s);
+        }
+        for r in outputs.rows::<andersen::cs_call_graph_edge>()? {
+            let r = r?;
+            let e = (b.sym(r.ctx), b.sym(r.call), b.sym(r.callee_ctx), b.sym(r.func));
+            b.cs_call_edges.push(e);
+        }
+        for r in outputs.rows::<andersen::reachable_context>()? {
+            let r = r?;
+            let i = (b.sym(r.func), b.sym(r.ctx));
+            b.reachable_contexts.push(i);
+        }
+        Ok(())
     }
 
     /// Renumbers the symbols the solution uses in name order and the locations in (object,
