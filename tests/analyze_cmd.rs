@@ -393,7 +393,9 @@ fn analyze_and_alias_read_a_fact_directory() {
     for rel in llfacts::analysis::pointsto::OUTPUTS {
         let name = format!("{rel}.csv");
         let a = std::fs::read_to_string(from_bc.join(&name)).unwrap();
-        assert!(!a.is_empty(), "{name}");
+        // The relations with contexts are empty when insensitive.
+        let contextual = rel.starts_with("cs_") || *rel == "reachable_context";
+        assert!(!a.is_empty() || contextual, "{name}");
         assert_eq!(a, std::fs::read_to_string(from_facts.join(&name)).unwrap(), "{name}");
     }
 
