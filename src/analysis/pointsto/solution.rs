@@ -69,10 +69,19 @@ mod cs_rows {
 /// A location in a context: (heap context, object, offset).
 type CsLoc = (u32, u32, i32);
 
-fn content_hash(set: &RoaringBitmap) -> u64 {
+/// The id of `locs` in `sets`, added unless an equal set is there (found by a hash of its
+/// content in `by_content`).
+fn shared(sets: &mut Vec<RoaringBitmap>, by_content: &mut HashMap<u64, Vec<u32>>, locs: RoaringBitmap) -> u32 {
     let mut h = crate::fasthash::FastHasher::default();
-    set.iter().for_each(|l| h.write_u32(l));
-    h.finish()
+    locs.iter().for_each(|l| h.write_u32(l));
+    let same = by_content.entry(h.finish()).or_default();
+    if let Some(&id) = same.iter().find(|&&id| sets[id as usize] == locs) {
+        return id;
+    }
+    sets.push(locs);
+    let id = (sets.len() - 1) as u32;
+    same.push(id);
+    id
 }
 
 impl Builder {
@@ -105,14 +114,7 @@ impl Builder {
 
     /// A points-to set like `set`, but an equal set made before is shared.
     pub fn shared_set(&mut self, locs: RoaringBitmap) -> u32 {
-        let same = self.by_content.entry(content_hash(&locs)).or_default();
-        if let Some(&id) = same.iter().find(|&&id| self.sets[id as usize] == locs) {
-            return id;
-        }
-        self.sets.push(locs);
-        let id = (self.sets.len() - 1) as u32;
-        same.push(id);
-        id
+        shared(&mut self.sets, &mut self.by_content, locs)
     }
 
     pub fn cs_loc(&mut self, hctx: u32, obj: u32, offset: i32) -> u32 {
@@ -126,14 +128,7 @@ impl Builder {
 
     /// A set of contextual locations (from `cs_loc`); an equal one made before is shared.
     pub fn cs_shared_set(&mut self, locs: RoaringBitmap) -> u32 {
-        let same = self.cs_by_content.entry(content_hash(&locs)).or_default();
-        if let Some(&id) = same.iter().find(|&&id| self.cs_sets[id as usize] == locs) {
-            return id;
-        }
-        self.cs_sets.push(locs);
-        let id = (self.cs_sets.len() - 1) as u32;
-        same.push(id);
-        id
+        shared(&mut self.cs_sets, &mut self.cs_by_content, locs)
     }
 
     /// Node `var` in context `ctx` points to contextual set `set` (empty sets dropped).
