@@ -136,7 +136,14 @@ fn native_solver_equals_the_rules_with_contexts() {
         let case = dir.join(&stem);
         std::fs::create_dir_all(&case).unwrap();
         let bc = mem2reg(&src, &case);
-        for context in ["1-callsite", "2-callsite", "1-caller"] {
+        // realistic.c in 2-callsite: 6.9 million cs_var_points_to_field tuples (its heap
+        // objects cloned per pair of call sites), 137 s on the rule engine; one-element
+        // modes only.
+        let modes: &[&str] = match stem.as_str() {
+            "realistic" => &["1-callsite", "1-caller"],
+            _ => &["1-callsite", "2-callsite", "1-caller"],
+        };
+        for &context in modes {
             let out = case.join(context);
             contextual += same_outputs(&bc, &out, context);
         }
