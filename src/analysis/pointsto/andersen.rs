@@ -21,7 +21,7 @@ use super::locset::LocSet;
 
 use super::solution::Builder;
 use crate::analysis::rows::{lib_andersen_prep as prep_rows, lib_models as models};
-use crate::analysis::Context;
+use crate::analysis::unit::Context;
 use crate::analysis::session::Tables;
 use crate::engine::Symbols;
 use crate::facts::{FactSet, rows};

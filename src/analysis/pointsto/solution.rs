@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Result;
 use roaring::RoaringBitmap;
 
-use crate::analysis::Context;
+use crate::analysis::unit::Context;
 use crate::analysis::rows::andersen;
 use crate::analysis::session::Tables;
 use crate::engine::Symbols;
