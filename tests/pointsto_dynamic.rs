@@ -70,6 +70,7 @@ const FORMS: [&[&str]; 3] = [&[], &["--mem2reg"], &["--cflag=-O2"]];
 const SOUND: &[&[&str]] = &[
     &["alias_assertions.c"],
     &["calltypes.c"],
+    &["context.c"],
     &["escape.c"],
     &["fields.c"],
     &["funcptr.c"],
@@ -78,6 +79,7 @@ const SOUND: &[&[&str]] = &[
     &["link_app.c", "link_lib.c"],
     &["list.c"],
     &["memcpy.c"],
+    &["read_only.c"],
     &["static_storage.c", "static_storage_lib.c"],
     &["varargs.c"],
     &["virtual.cpp"],
@@ -182,6 +184,31 @@ fn allocations_after_landingpad_clauses_are_checked() {
         if form == FORMS[2] {
             assert_eq!(observed(&o), 3, "{}", report(&o));
         }
+    }
+}
+
+/// With contexts, the sets projected onto the nodes (what `analyze` reports) still hold
+/// every value the run computes.
+#[test]
+fn context_sensitive_results_hold_at_run_time() {
+    for context in ["1-callsite", "2-callsite", "1-caller"] {
+        for form in &FORMS[..2] {
+            for sources in SOUND {
+                let o = validate(&[form, &["--context", context][..]].concat(), sources);
+                assert!(
+                    o.status.success() && observed(&o) > 0,
+                    "{sources:?} {form:?} {context} ({:?}):\n{}",
+                    o.status,
+                    report(&o)
+                );
+            }
+        }
+    }
+    for context in ["1-callsite", "2-callsite"] {
+        let o = validate(&["--mem2reg", "--program", "lua", "--context", context], &[]);
+        assert!(o.status.success(), "lua {context}:\n{}", report(&o));
+        assert_eq!(violations(&o), (0, 0));
+        assert!(observed(&o) > 50_000, "{}", report(&o));
     }
 }
 

@@ -895,9 +895,11 @@ pub fn evaluate(
     let mut delta_start = vec![0u32; rels.len()];
     for s in 0..prog.strata.len() {
         let sizes: Vec<usize> = rels.iter().map(Relation::len).collect();
+        let distinct = |r: usize, cols: &[usize]| rels[r].sampled_keys(cols);
         let full = Sizes {
             full: &sizes,
             delta: &sizes,
+            distinct: Some(&distinct),
         };
         let mut plan = plan_stratum(prog, s, full)?;
         // A stratum no output needs and nobody will read changes no output: skip it, as
@@ -966,9 +968,11 @@ pub fn evaluate(
                     .zip(&delta_start)
                     .map(|(n, d)| n.saturating_sub(*d as usize))
                     .collect();
+                let distinct = |r: usize, cols: &[usize]| rels[r].sampled_keys(cols);
                 let now = Sizes {
                     full: &sizes,
                     delta: &delta,
+                    distinct: Some(&distinct),
                 };
                 plan = plan_stratum(prog, s, now)?;
                 for r in &stratum.rels {

@@ -181,12 +181,18 @@ type Score = (
 /// need anyway, a scan from elsewhere may need one more on a growing relation (a word per
 /// row), as `path(x, z) :- path(x, y), edge(y, z)` would on `path`'s second column.
 const DELTA_BIAS: usize = 8;
+/// Below this many rows a sample tells too little to call a lookup unselective.
+const UNSELECTIVE_ROWS: usize = 256;
 
 /// The number of rows of each relation, and of its delta (the rows a delta atom reads).
 #[derive(Clone, Copy)]
 pub struct Sizes<'a> {
     pub full: &'a [usize],
     pub delta: &'a [usize],
+    /// How many distinct keys columns `cols` of relation `rel` hold among a sample of its
+    /// rows (at least 1), when the evaluator can tell: a lookup on a column that holds one
+    /// value in every row (a context `"[]"`) joins nothing, however bound it is.
+    pub distinct: Option<&'a dyn Fn(usize, &[usize]) -> usize>,
 }
 
 struct Planner<'a> {
@@ -246,7 +252,17 @@ impl Planner<'_> {
                         Arg::Expr(e) => ready(e, bound),
                     })
                     .count();
-                let joined = joins(args, bound);
+                // A lookup on columns that hold one value in every sampled row (a context
+                // `"[]"`) finds every row: it counts as no join.
+                let unselective = || {
+                    let cols: Vec<usize> = (0..args.len())
+                        .filter(|&c| joins(&args[c..=c], bound))
+                        .collect();
+                    self.sizes.distinct.is_some_and(|d| {
+                        self.sizes.full[*rel] >= UNSELECTIVE_ROWS && d(*rel, &cols) == 1
+                    })
+                };
+                let joined = joins(args, bound) && !unselective();
                 // atoms whose expression arguments are not ready cannot be used yet
                 if !atom_ready(args, bound) {
                     continue;
@@ -907,6 +923,14 @@ mod tests {
 
     /// The indexes the stratum deriving `head` asks for, as (relation, columns).
     fn indexes(src: &str, head: &str) -> Vec<(String, Vec<usize>)> {
+        indexes_with(src, head, None)
+    }
+
+    fn indexes_with(
+        src: &str,
+        head: &str,
+        distinct: Option<&dyn Fn(usize, &[usize]) -> usize>,
+    ) -> Vec<(String, Vec<usize>)> {
         let prog = sema::check(&parser::parse_source("t.dl", src).unwrap()).unwrap();
         let h = prog.rel_index[head];
         let s = prog
@@ -923,6 +947,7 @@ mod tests {
         let sizes = Sizes {
             full: &sizes,
             delta: &sizes,
+            distinct,
         };
         let plan = plan_stratum(&prog, s, sizes).unwrap();
         let mut out: Vec<_> = plan
@@ -957,4 +982,18 @@ mod tests {
         // one index serves both: `r(A, B, -1)` reads only the rows at -1
         assert_eq!(indexes(&src, "x"), [("r".to_string(), vec![1, 2])]);
     }
+
+    #[test]
+    fn a_lookup_on_a_column_of_one_value_counts_as_no_join() {
+        // After the small `s`, both `r` atoms join on one column; the first column of `r`
+        // holds one value, so the second atom is looked up first (the first is then a
+        // membership test).
+        let src = format!("{DECLS} x(A) :- s(C), r(C, A, B), r(B, A, C).");
+        let prog = sema::check(&parser::parse_source("t.dl", &src).unwrap()).unwrap();
+        let r = prog.rel_index["r"];
+        let one_value = move |rel: usize, cols: &[usize]| if rel == r && cols == [0] { 1 } else { 64 };
+        assert_eq!(indexes_with(&src, "x", Some(&one_value)), [("r".to_string(), vec![2])]);
+        assert_eq!(indexes_with(&src, "x", None), [("r".to_string(), vec![0])]);
+    }
+
 }

@@ -500,6 +500,23 @@ impl Relation {
         &self.data[i as usize * a..i as usize * a + a]
     }
 
+    /// Distinct keys of columns `cols` among up to 64 rows spread over the relation (at
+    /// least 1): the planner's estimate of how selective a lookup on them is.
+    pub fn sampled_keys(&self, cols: &[usize]) -> usize {
+        const SAMPLE: usize = 64;
+        if self.len == 0 || self.eq.is_some() {
+            return 1;
+        }
+        let step = self.len.div_ceil(SAMPLE);
+        let mut keys: Vec<u64> = (0..self.len)
+            .step_by(step)
+            .map(|r| hash_vals(cols.iter().map(|c| self.row(r as u32)[*c])))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    }
+
     /// Register (or find) an index on `cols`; returns its number.
     pub fn ensure_index(&mut self, cols: &[usize]) -> usize {
         if let Some(i) = self.indexes.iter().position(|ix| ix.cols == cols) {

@@ -136,6 +136,8 @@ pub struct Summary {
     pub call_graph_edges: usize,
     pub indirect_calls: usize,
     pub indirect_calls_resolved: usize,
+    /// Call-graph edges of indirect calls (their targets, summed over the calls).
+    pub indirect_call_edges: usize,
     pub reachable_functions: usize,
     /// The context sensitivity, and the function instances: (function, context) pairs
     /// with contexts, else the defined functions.
@@ -154,6 +156,7 @@ impl Summary {
             "indirect_calls": self.indirect_calls,
             "indirect_calls_resolved": self.indirect_calls_resolved,
             "indirect_calls_unresolved": self.indirect_calls - self.indirect_calls_resolved,
+            "indirect_call_edges": self.indirect_call_edges,
             "reachable_functions": self.reachable_functions,
             "context": self.context.to_string(),
             "function_instances": self.function_instances,
@@ -191,11 +194,12 @@ impl Summary {
                 indirect.insert(call);
             }
         }
-        let resolved: BTreeSet<&str> = solution
+        let indirect_edges: Vec<&str> = solution
             .call_edges()
             .map(|(c, _)| c)
             .filter(|c| indirect.contains(*c))
             .collect();
+        let resolved: BTreeSet<&str> = indirect_edges.iter().copied().collect();
         Ok(Summary {
             pointers: sets.len(),
             objects: solution.pointed_objects().len(),
@@ -208,6 +212,7 @@ impl Summary {
             call_graph_edges: solution.call_edges().count(),
             indirect_calls: indirect.len(),
             indirect_calls_resolved: resolved.len(),
+            indirect_call_edges: indirect_edges.len(),
             reachable_functions: solution.reachable_functions(),
             context: solution.context(),
             function_instances: match solution.context().depth {
