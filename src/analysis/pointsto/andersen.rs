@@ -287,7 +287,7 @@ struct Solver {
     aggregate: HashSet<u32>,
     /// Named nodes (pointer nodes) by (symbol, context), and their symbols and contexts by
     /// node.
-    named: HashMap<u64, Node>,
+    named: HashMap<(u32, u32), Node>,
     node_name: Vec<Option<u32>>,
     node_ctx: Vec<u32>,
     cells: HashMap<Loc, Node>,
@@ -346,7 +346,8 @@ struct Solver {
 impl Solver {
     /// The node of symbol `sym` in context `ctx`.
     fn node(&mut self, sym: u32, ctx: u32) -> Node {
-        let key = u64::from(sym) | (u64::from(ctx) << 32);
+        // A pair, not one number: the hasher's low bits must depend on the context too.
+        let key = (sym, ctx);
         if let Some(&n) = self.named.get(&key) {
             return n;
         }
