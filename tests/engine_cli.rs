@@ -696,3 +696,31 @@ previous pragma for key `jobs` in file p.dl at line 2
 "
     );
 }
+
+/// `-M` as Soufflé's: space-separated definitions made before the program's text (a name
+/// alone is 1), in one flag or several; the program's `#ifndef` defaults give way to them.
+#[test]
+fn macros_are_defined_before_the_program() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    write(
+        d,
+        "p.dl",
+        "#ifndef DEPTH\n#define DEPTH 0\n#endif\n#ifndef ON\n#define ON 0\n#endif\n\
+         .decl r(depth: number, on: number)\n.output r\nr(DEPTH, ON).\n",
+    );
+    let out = |args: &[&str]| {
+        let mut all = vec!["run", "p.dl", "-D", "-"];
+        all.extend_from_slice(args);
+        let o = llfacts(&all, d);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        text.lines().nth(4).unwrap().to_string()
+    };
+    assert_eq!(out(&[]), "0\t0");
+    assert_eq!(out(&["-M", "DEPTH=2 ON"]), "2\t1");
+    assert_eq!(out(&["-M", "DEPTH=3", "--macro", "ON=1"]), "3\t1");
+    let o = llfacts(&["run", "p.dl", "-D", "-", "-M", "2=DEPTH"], d);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o).trim_end().lines().count(), 1, "{}", stderr(&o));
+}

@@ -24,11 +24,12 @@ enum Entry {
 }
 
 /// A rule program: its entry file, and user files included after it (more models, more
-/// rules).
+/// rules), with preprocessor definitions made before it (Soufflé's `-M`).
 #[derive(Clone, Debug)]
 pub struct RuleSource {
     entry: Entry,
     extra: Vec<PathBuf>,
+    defines: Vec<(String, String)>,
 }
 
 impl RuleSource {
@@ -37,6 +38,7 @@ impl RuleSource {
         RuleSource {
             entry: Entry::Builtin(path),
             extra: vec![],
+            defines: vec![],
         }
     }
 
@@ -44,6 +46,7 @@ impl RuleSource {
         RuleSource {
             entry: Entry::File(path),
             extra: vec![],
+            defines: vec![],
         }
     }
 
@@ -51,6 +54,17 @@ impl RuleSource {
     pub fn with(mut self, extra: &[PathBuf]) -> RuleSource {
         self.extra.extend_from_slice(extra);
         self
+    }
+
+    /// The program with `#define NAME VALUE` for each pair before its text.
+    pub fn defining(mut self, defines: Vec<(String, String)>) -> RuleSource {
+        self.defines.extend(defines);
+        self
+    }
+
+    /// Whether the entry file is read through a wrapper (user files, definitions).
+    fn wrapped(&self) -> bool {
+        !self.extra.is_empty() || !self.defines.is_empty()
     }
 
     /// The entry's path: a repository path for built-in programs.
@@ -64,6 +78,9 @@ impl RuleSource {
 
 impl fmt::Display for RuleSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, value) in &self.defines {
+            write!(f, "-M{name}={value} ")?;
+        }
         write!(f, "{}", self.entry_path())?;
         self.extra
             .iter()
@@ -102,7 +119,7 @@ fn write(dest: &Path, text: &str) -> Result<()> {
 /// Parses and checks a program with the builtin engine's front end. Built-in programs and
 /// their includes are read from memory; user files (and what they include) from the disk.
 pub fn parse(source: &RuleSource) -> Result<Program> {
-    if !source.extra.is_empty() {
+    if source.wrapped() {
         let scratch = tempfile::Builder::new()
             .prefix("llfacts-")
             .tempdir()
@@ -119,16 +136,21 @@ pub fn parse(source: &RuleSource) -> Result<Program> {
 /// out under `scratch` with their includes (once), user files are used where they are.
 pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
     let entry = match &source.entry {
-        Entry::File(path) if source.extra.is_empty() => return Ok(path.clone()),
+        Entry::File(path) if !source.wrapped() => return Ok(path.clone()),
         Entry::File(path) => std::path::absolute(path)
             .with_context(|| format!("{}: cannot resolve", path.display()))?,
         Entry::Builtin(path) => tree(scratch)?.join(path),
     };
-    if source.extra.is_empty() {
+    if !source.wrapped() {
         return Ok(entry);
     }
-    // A wrapper beside the entry program includes it, then each user file.
-    let mut text = format!("#include \"{}\"\n", entry.display());
+    // A wrapper beside the entry program makes the definitions, includes it, then each
+    // user file.
+    let mut text = String::new();
+    for (name, value) in &source.defines {
+        text += &format!("#define {name} {value}\n");
+    }
+    text += &format!("#include \"{}\"\n", entry.display());
     for file in &source.extra {
         let file = std::path::absolute(file)
             .with_context(|| format!("{}: cannot resolve", file.display()))?;
@@ -138,6 +160,36 @@ pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
         text += &format!("#include \"{}\"\n", file.display());
     }
     let wrapper = tree(scratch)?.join("rules/extended.dl");
+    write(&wrapper, &text)?;
+    Ok(wrapper)
+}
+
+/// Soufflé's `-M` definitions (`"A=1 B=2"`; a name alone is defined as 1) as (name,
+/// value) pairs; an error names a definition that is not `NAME` or `NAME=VALUE`.
+pub fn parse_macros(text: &str) -> Result<Vec<(String, String)>> {
+    text.split_whitespace()
+        .map(|d| {
+            let (name, value) = d.split_once('=').unwrap_or((d, "1"));
+            let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !ident {
+                anyhow::bail!("-M: `{d}` is no macro definition (NAME=VALUE)");
+            }
+            Ok((name.to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+/// A program file that makes `defines` and then includes `program`, written into `dir`.
+pub fn defining(program: &Path, defines: &[(String, String)], dir: &Path) -> Result<PathBuf> {
+    let program = std::path::absolute(program)
+        .with_context(|| format!("{}: cannot resolve", program.display()))?;
+    let mut text = String::new();
+    for (name, value) in defines {
+        text += &format!("#define {name} {value}\n");
+    }
+    text += &format!("#include \"{}\"\n", program.display());
+    let wrapper = dir.join("defined.dl");
     write(&wrapper, &text)?;
     Ok(wrapper)
 }

@@ -19,6 +19,67 @@ pub struct Options {
     pub rules: Vec<PathBuf>,
     /// Evaluate everything on the rule engine, even where the analysis has native code.
     pub rules_only: bool,
+    /// The points-to analysis' context sensitivity (`--context`).
+    pub context: Context,
+}
+
+/// A context-sensitivity mode: contexts of at most `depth` elements (0: insensitive), each
+/// a call instruction, or with `caller` the function that holds the call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    pub depth: u32,
+    pub caller: bool,
+}
+
+impl Context {
+    /// Every mode `--context` accepts, by name.
+    pub const NAMES: &[&str] = &[
+        "insensitive",
+        "1-callsite",
+        "2-callsite",
+        "3-callsite",
+        "1-caller",
+        "2-caller",
+        "3-caller",
+    ];
+
+    /// The mode named `name` (one of `NAMES`).
+    pub fn parse(name: &str) -> Option<Context> {
+        if name == "insensitive" {
+            return Some(Context::default());
+        }
+        let (depth, kind) = name.split_once('-')?;
+        let depth = match depth {
+            "1" => 1,
+            "2" => 2,
+            "3" => 3,
+            _ => return None,
+        };
+        let caller = match kind {
+            "callsite" => false,
+            "caller" => true,
+            _ => return None,
+        };
+        Some(Context { depth, caller })
+    }
+
+    /// The preprocessor definitions that select the mode in a rule program.
+    pub fn defines(self) -> Vec<(String, String)> {
+        vec![
+            ("CONTEXT_DEPTH".to_string(), self.depth.to_string()),
+            ("CONTEXT_CALLER".to_string(), u32::from(self.caller).to_string()),
+        ]
+    }
+}
+
+impl std::fmt::Display for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.depth, self.caller) {
+            (0, _) => f.write_str("insensitive"),
+            (k, false) => write!(f, "{k}-callsite"),
+            (k, true) => write!(f, "{k}-caller"),
+        }
+    }
 }
 
 /// An analysis as commands see it: declared once, in `analysis::ANALYSES`.

@@ -36,6 +36,7 @@ pub struct AliasArgs {
 type Query = (String, String, String);
 
 pub fn run(args: AliasArgs) -> anyhow::Result<()> {
+    let options = args.options.options()?;
     let (inputs, queries): (Vec<PathBuf>, Vec<Query>) = match &args.queries {
         Some(file) => (
             args.args.iter().map(PathBuf::from).collect(),
@@ -57,7 +58,7 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
         bail!("usage: llfacts alias INPUT... --queries FILE (or --facts DIR --queries FILE)");
     }
     let (answers, skipped) = args.frame.run(&inputs, false, |session| {
-        let solution = pointsto::solve(session, &args.options.options())?;
+        let solution = pointsto::solve(session, &options)?;
         let names = Names::new(session.facts(), &solution)?;
         queries
             .iter()

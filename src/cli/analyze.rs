@@ -69,6 +69,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    let options = args.options.options()?;
     let quiet = args.quiet.quiet;
     let progress = !quiet && std::io::stderr().is_terminal();
     let stage = |what: &str| {
@@ -83,7 +84,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     let (failing, skipped) = input.frame.run(&input.inputs, quiet, |session| {
         stage(&format!("{name} ({})...", session.backend().name()));
-        let results = analysis.run(session, &args.options.options())?;
+        let results = analysis.run(session, &options)?;
         if progress {
             eprint!("\r\x1b[2K");
         }

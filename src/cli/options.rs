@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 use llfacts::analysis::report::Format;
-use llfacts::analysis::{Backend, EngineChoice, Options, Session};
+use llfacts::analysis::{Backend, Context, EngineChoice, Options, Session};
 use llfacts::extract::{ReadOptions, skipped_message};
 use llfacts::facts::FactSet;
 
@@ -254,6 +254,12 @@ pub struct AnalysisOptions {
     /// faster); `rules` evaluates all of rules/andersen.dl on the rule engine.
     #[arg(long, value_enum, default_value_t = SolverArg::Native)]
     solver: SolverArg,
+    /// Context sensitivity of the points-to analysis: `insensitive`, or contexts of the
+    /// last 1 to 3 call sites (`1-callsite`, `2-callsite`, `3-callsite`) or of the last 1
+    /// to 3 calling functions (`1-caller`, `2-caller`, `3-caller`). Both solvers; with
+    /// `rules`, as `#define CONTEXT_DEPTH k` and `#define CONTEXT_CALLER 0|1`.
+    #[arg(long, value_name = "MODE", default_value = "insensitive")]
+    context: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -263,10 +269,19 @@ enum SolverArg {
 }
 
 impl AnalysisOptions {
-    pub fn options(&self) -> Options {
-        Options {
+    /// The options, or a usage error (one line) for a `--context` that names no mode.
+    pub fn options(&self) -> Result<Options, Usage> {
+        let context = Context::parse(&self.context).ok_or_else(|| {
+            Usage(format!(
+                "--context: no mode `{}` (modes: {})",
+                self.context,
+                Context::NAMES.join(", ")
+            ))
+        })?;
+        Ok(Options {
             rules: self.rules.clone(),
             rules_only: self.solver == SolverArg::Rules,
-        }
+            context,
+        })
     }
 }

@@ -6,11 +6,12 @@ use std::time::Instant;
 use clap::Args;
 
 use llfacts::analysis::backend::{self, peak_rss_kib};
+use llfacts::analysis::programs;
 use llfacts::engine::OutTarget;
 
-use super::options::{Engine, Jobs};
+use super::options::{Engine, Jobs, Usage};
 
-/// Evaluate a Datalog program (Soufflé flags: -F facts, -D output dir, -j threads).
+/// Evaluate a Datalog program (Soufflé flags: -F facts, -D output dir, -j threads, -M macros).
 #[derive(Args)]
 pub struct RunArgs {
     /// Datalog program (Soufflé syntax, the subset in docs/engine.md).
@@ -41,6 +42,10 @@ pub struct RunArgs {
     /// Do not print Soufflé's warnings about the program (as Soufflé's `-w`/`--no-warn`).
     #[arg(short = 'w', long = "no-warn")]
     no_warn: bool,
+    /// Preprocessor definitions, as Soufflé's `-M`: space-separated `NAME=VALUE` (a name
+    /// alone is 1), made before the program's text (`-M "CONTEXT_DEPTH=2 CONTEXT_CALLER=0"`).
+    #[arg(short = 'M', long = "macro", value_name = "MACROS")]
+    macros: Vec<String>,
 }
 
 /// How many of the most expensive rules `--stats` lists.
@@ -55,9 +60,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     } else {
         OutTarget::Dir(PathBuf::from(&args.output_dir))
     };
+    let mut defines = Vec::new();
+    for m in &args.macros {
+        defines.extend(programs::parse_macros(m).map_err(|e| Usage(e.to_string()))?);
+    }
+    // With definitions, the program is read through a file that makes them first.
+    let scratch = match defines.is_empty() {
+        true => None,
+        false => Some(tempfile::Builder::new().prefix("llfacts-").tempdir()?),
+    };
+    let program = match &scratch {
+        None => args.program.clone(),
+        Some(dir) => programs::defining(&args.program, &defines, dir.path())?,
+    };
     let stats = backend::run_file(
         &backend,
-        &args.program,
+        &program,
         &args.fact_dir,
         &out,
         jobs,

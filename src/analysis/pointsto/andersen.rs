@@ -21,6 +21,7 @@ use super::locset::LocSet;
 
 use super::solution::Builder;
 use crate::analysis::rows::{lib_andersen_prep as prep_rows, lib_models as models};
+use crate::analysis::unit::Context;
 use crate::analysis::session::Tables;
 use crate::engine::Symbols;
 use crate::facts::{FactSet, rows};
@@ -146,16 +147,149 @@ struct Prep {
     throw: HashMap<u32, Vec<i32>>,
 }
 
+/// One points-to constraint of the facts, by symbols: instantiated once (context
+/// insensitive, and global-level ones) or once per context of the function that owns it.
+#[derive(Clone, Copy)]
+enum Con {
+    AddressOf { node: u32, obj: u32 },
+    Copy { to: u32, from: u32 },
+    Field { to: u32, base: u32, offset: i32 },
+    Unknown { to: u32, base: u32 },
+    Load { to: u32, addr: u32 },
+    Store { instr: u32, addr: u32, value: u32 },
+    Initializer { global: u32, offset: i32, node: u32 },
+    Memcpy { instr: u32, dst: u32, src: u32 },
+    PtrToInt { node: u32 },
+    IntToPtr { node: u32 },
+    VaStart { list: u32, func: u32 },
+    VaArg { to: u32, list: u32 },
+    Exception { to: u32 },
+    Call { instr: u32, callee: u32 },
+    CallArg { instr: u32, index: i32, node: u32 },
+    CallResult { instr: u32, node: u32 },
+}
+
+/// Context sensitivity (`--context`): contexts are interned sequences of at most `depth`
+/// elements, most recent first; context 0 is the empty one. With depth 0 every context is
+/// 0 and object instances are the objects' symbols themselves (the insensitive path).
+struct Contexts {
+    mode: Context,
+    depth: usize,
+    caller: bool,
+    elems: Vec<Vec<u32>>,
+    ids: HashMap<Vec<u32>, u32>,
+    pushed: HashMap<(u32, u32), u32>,
+    /// Object instances (heap context, object symbol) by id, when depth > 0.
+    insts: Vec<(u32, u32)>,
+    inst_ids: HashMap<(u32, u32), u32>,
+    /// Constraints of each defined function, instantiated per context (depth > 0).
+    groups: HashMap<u32, Vec<Con>>,
+    /// Owner of each node (`pt_node`) that belongs to a defined function.
+    owner: HashMap<u32, u32>,
+    stack_objects: HashSet<u32>,
+    /// Function instances, in the order they were reached; and those not instantiated yet.
+    instances: Vec<(u32, u32)>,
+    instance_set: HashSet<(u32, u32)>,
+    pending: Vec<(u32, u32)>,
+    /// (call, callee context, function) of every call edge.
+    edges: Vec<(u32, u32, u32)>,
+}
+
+impl Contexts {
+    fn new(ctx: Context) -> Contexts {
+        Contexts {
+            mode: ctx,
+            depth: ctx.depth as usize,
+            caller: ctx.caller,
+            elems: vec![Vec::new()],
+            ids: HashMap::from_iter([(Vec::new(), 0)]),
+            pushed: HashMap::default(),
+            insts: Vec::new(),
+            inst_ids: HashMap::default(),
+            groups: HashMap::default(),
+            owner: HashMap::default(),
+            stack_objects: HashSet::default(),
+            instances: Vec::new(),
+            instance_set: HashSet::default(),
+            pending: Vec::new(),
+            edges: Vec::new(),
+        }
+    }
+
+    /// `elem` prepended to context `ctx`, truncated to the depth.
+    fn push(&mut self, elem: u32, ctx: u32) -> u32 {
+        if self.depth == 0 {
+            return 0;
+        }
+        if let Some(&c) = self.pushed.get(&(elem, ctx)) {
+            return c;
+        }
+        let mut v = Vec::with_capacity(self.depth);
+        v.push(elem);
+        v.extend(self.elems[ctx as usize].iter().take(self.depth - 1));
+        let next = self.elems.len() as u32;
+        let id = *self.ids.entry(v.clone()).or_insert(next);
+        if id == next {
+            self.elems.push(v);
+        }
+        self.pushed.insert((elem, ctx), id);
+        id
+    }
+
+    /// The object instance (hctx, obj); the object itself when insensitive.
+    fn inst(&mut self, hctx: u32, obj: u32) -> u32 {
+        if self.depth == 0 {
+            return obj;
+        }
+        let next = self.insts.len() as u32;
+        let id = *self.inst_ids.entry((hctx, obj)).or_insert(next);
+        if id == next {
+            self.insts.push((hctx, obj));
+        }
+        id
+    }
+
+    /// The symbol of object instance `o`.
+    fn obj(&self, o: u32) -> u32 {
+        if self.depth == 0 {
+            o
+        } else {
+            self.insts[o as usize].1
+        }
+    }
+
+    /// Function instance (func, ctx), queued to be instantiated once.
+    fn reach(&mut self, func: u32, ctx: u32) {
+        if self.instance_set.insert((func, ctx)) {
+            self.instances.push((func, ctx));
+            self.pending.push((func, ctx));
+        }
+    }
+
+    /// Context `ctx` as a symbol's text: `[]`, `[e1 | e2]`.
+    fn spell(&self, ctx: u32, sym: &Symbols) -> String {
+        let elems: Vec<&str> = (self.elems[ctx as usize].iter())
+            .map(|&e| sym.resolve(e))
+            .collect();
+        format!("[{}]", elems.join(" | "))
+    }
+}
+
 struct Solver {
     sym: Symbols,
     prep: Prep,
+    cx: Contexts,
+    /// Defined functions (depth > 0: those instantiated per context).
+    defined: HashSet<u32>,
     functions: HashSet<u32>,
     /// Function types by function symbol.
     signature: HashMap<u32, u32>,
     aggregate: HashSet<u32>,
-    /// Named nodes (pointer nodes) by symbol, and their symbols by node.
-    named: HashMap<u32, Node>,
+    /// Named nodes (pointer nodes) by (symbol, context), and their symbols and contexts by
+    /// node.
+    named: HashMap<(u32, u32), Node>,
     node_name: Vec<Option<u32>>,
+    node_ctx: Vec<u32>,
     cells: HashMap<Loc, Node>,
     /// Cells of each object (and of each memory copy's pseudo-object), by offset.
     object_cells: HashMap<u32, Vec<(i32, Node)>>,
@@ -181,12 +315,17 @@ struct Solver {
     rep: Vec<Node>,
     /// Copy edges added since the last cycle search.
     new_copy_edges: usize,
-    // Calls.
+    // Calls (one per call instruction and context).
+    call_index: HashMap<(u32, u32), u32>,
     call_sym: Vec<u32>,
+    call_ctx: Vec<u32>,
+    /// The function that holds each call (depth > 0).
+    call_func: Vec<u32>,
     call_args: Vec<Vec<(i32, Node)>>,
     call_result: Vec<Option<Node>>,
-    params: HashMap<u32, Vec<(i32, Node)>>,
-    returns: HashMap<u32, Vec<Node>>,
+    /// Parameter and returned node symbols by function.
+    params: HashMap<u32, Vec<(i32, u32)>>,
+    returns: HashMap<u32, Vec<u32>>,
     call_edges: HashSet<(u32, u32)>,
     /// Helper nodes shared by every call of one external name.
     any_call_arg: HashMap<u32, Node>,
@@ -199,18 +338,22 @@ struct Solver {
     initialized_fields: HashSet<u32>,
     // Memory copies: (destination node, source node) by copy id; pseudo-object symbols.
     copies: Vec<MemCopy>,
-    copy_index: HashMap<u32, u32>,
+    copy_index: HashMap<(u32, u32), u32>,
     /// Pseudo-objects of memory copies (not reported).
     copy_objects: HashSet<u32>,
 }
 
 impl Solver {
-    fn node(&mut self, sym: u32) -> Node {
-        if let Some(&n) = self.named.get(&sym) {
+    /// The node of symbol `sym` in context `ctx`.
+    fn node(&mut self, sym: u32, ctx: u32) -> Node {
+        // A pair, not one number: the hasher's low bits must depend on the context too.
+        let key = (sym, ctx);
+        if let Some(&n) = self.named.get(&key) {
             return n;
         }
         let n = self.new_node(Some(sym));
-        self.named.insert(sym, n);
+        self.node_ctx[n as usize] = ctx;
+        self.named.insert(key, n);
         n
     }
 
@@ -224,6 +367,7 @@ impl Solver {
         self.rank.push(0);
         self.rep.push(n);
         self.node_name.push(name);
+        self.node_ctx.push(0);
         n
     }
 
@@ -254,7 +398,7 @@ impl Solver {
         if off < 0 || off > self.prep.max_offset as i64 {
             return -1;
         }
-        match self.prep.sizes.get(&obj) {
+        match self.prep.sizes.get(&self.cx.obj(obj)) {
             Some(&size) if off < size as i64 => off as i32,
             _ => -1,
         }
@@ -444,6 +588,7 @@ impl Solver {
     /// Whether `obj` may have cells at offsets other than -1: objects of a known size,
     /// memory copies' pseudo-objects, and globals whose initializer stores at an offset.
     fn has_fields(&self, obj: u32) -> bool {
+        let obj = self.cx.obj(obj);
         self.prep.sizes.contains_key(&obj)
             || self.copy_objects.contains(&obj)
             || self.initialized_fields.contains(&obj)
@@ -466,7 +611,7 @@ impl Solver {
             t,
             Trigger::Store { .. } | Trigger::VptrStore { .. } | Trigger::CopyTo { .. }
         );
-        if write && self.prep.read_only.contains(&o) {
+        if write && self.prep.read_only.contains(&self.cx.obj(o)) {
             return;
         }
         match t {
@@ -486,12 +631,13 @@ impl Solver {
                 self.add_edge(value, Edge::Copy(c));
             }
             Trigger::VptrStore { value, store } => {
-                if !self.prep.overwritten_vptr.contains(&(store, o, f)) {
+                if !(self.prep.overwritten_vptr).contains(&(store, self.cx.obj(o), f)) {
                     let c = self.cell(o, f);
                     self.add_edge(value, Edge::Copy(c));
                 }
             }
             Trigger::Callee { call } => {
+                let o = self.cx.obj(o);
                 if self.functions.contains(&o)
                     && self.callable(call, o)
                     && self.call_edges.insert((call, o))
@@ -557,6 +703,7 @@ impl Solver {
         // Named after nothing a fact can name.
         let pseudo = self.sym.intern(&format!("\u{0}copy{copy}@{key}"));
         self.copy_objects.insert(pseudo);
+        let pseudo = self.cx.inst(0, pseudo);
         self.copies[copy as usize].pseudos.push((key, pseudo));
         for dst in self.copies[copy as usize].dsts.clone() {
             let sub = self.copy_destination(copy, key, dst);
@@ -565,10 +712,10 @@ impl Solver {
         pseudo
     }
 
-    /// A memory copy from `*src` to `*dst` by instruction `instr`; every source and
-    /// destination of one instruction share its copied contents, as in the rules.
-    fn memcpy(&mut self, dst: Node, src: Node, instr: u32) {
-        let copy = match self.copy_index.get(&instr) {
+    /// A memory copy from `*src` to `*dst` by instruction `instr` in context `ctx`; every
+    /// source and destination of one instruction share its copied contents, as in the rules.
+    fn memcpy(&mut self, dst: Node, src: Node, instr: u32, ctx: u32) {
+        let copy = match self.copy_index.get(&(instr, ctx)) {
             Some(&c) => c,
             None => {
                 let c = self.copies.len() as u32;
@@ -578,7 +725,7 @@ impl Solver {
                     dsts: Vec::new(),
                     nodes: HashSet::default(),
                 });
-                self.copy_index.insert(instr, c);
+                self.copy_index.insert((instr, ctx), c);
                 c
             }
         };
@@ -602,15 +749,33 @@ impl Solver {
         }
     }
 
-    /// A new call-graph edge from call `c` to function `f`.
+    /// A new call-graph edge from call `c` (in its context X) to function `f`, analysed in
+    /// the callee context push(elem, X).
     fn call(&mut self, c: u32, f: u32) {
         let call_sym = self.call_sym[c as usize];
+        let x = self.call_ctx[c as usize];
+        let y = if self.cx.depth == 0 {
+            0
+        } else {
+            let elem = if self.cx.caller {
+                self.call_func[c as usize]
+            } else {
+                call_sym
+            };
+            let y = self.cx.push(elem, x);
+            self.cx.edges.push((c, y, f));
+            if self.defined.contains(&f) {
+                self.cx.reach(f, y);
+            }
+            y
+        };
         let args = self.call_args[c as usize].clone();
         let result = self.call_result[c as usize];
         if let Some(params) = self.params.get(&f).cloned() {
             for &(k, a) in &args {
                 for &(pk, p) in &params {
                     if pk == k {
+                        let p = self.node(p, y);
                         self.add_edge(a, Edge::Copy(p));
                     }
                 }
@@ -620,9 +785,11 @@ impl Solver {
         if let Some(r) = result {
             if !wrapper {
                 for v in self.returns.get(&f).cloned().unwrap_or_default() {
+                    let v = self.node(v, y);
                     self.add_edge(v, Edge::Copy(r));
                 }
             } else {
+                let heap = self.cx.inst(x, call_sym);
                 // Sized (direct calls of one-size wrappers): field-sensitive at the offsets
                 // the wrapper returns; else one location at -1.
                 let sized = self.prep.sizes.contains_key(&call_sym);
@@ -637,19 +804,20 @@ impl Solver {
                         let off = if off < 0 {
                             -1
                         } else {
-                            self.bounded(call_sym, off as i64)
+                            self.bounded(heap, off as i64)
                         };
-                        self.add_loc(r, (call_sym, off));
+                        self.add_loc(r, (heap, off));
                     }
                 } else {
-                    self.add_loc(r, (call_sym, -1));
+                    self.add_loc(r, (heap, -1));
                 }
                 let delta = if sized { Some(0) } else { None };
                 for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
+                    let inner = self.cx.inst(y, inner);
                     self.subscribe(
                         inner,
                         Sub::Shift {
-                            target: call_sym,
+                            target: heap,
                             delta,
                             min: 0,
                             max: i32::MAX,
@@ -660,9 +828,10 @@ impl Solver {
             }
         }
         if let Some(&nf) = self.prep.variadic.get(&f) {
+            let varargs = self.cx.inst(y, f);
             for &(k, a) in &args {
                 if k >= nf {
-                    let c = self.cell(f, -1);
+                    let c = self.cell(varargs, -1);
                     self.add_edge(a, Edge::Copy(c));
                 }
             }
@@ -682,6 +851,9 @@ impl Solver {
         result: Option<Node>,
     ) {
         let call_sym = self.call_sym[c as usize];
+        let ctx = self.call_ctx[c as usize];
+        // The heap object of the call in its context.
+        let heap = self.cx.inst(ctx, call_sym);
         let arg = |k: i32| args.iter().filter(move |(i, _)| *i == k).map(|(_, n)| *n);
         let operand = |k: i32| -> Vec<Node> {
             if k == -1 {
@@ -692,8 +864,8 @@ impl Solver {
         };
         if let Some(r) = result {
             if self.prep.alloc.contains(&name) {
-                let off = self.bounded(call_sym, 0);
-                self.add_loc(r, (call_sym, off));
+                let off = self.bounded(heap, 0);
+                self.add_loc(r, (heap, off));
             }
             for k in self.prep.return_arg.get(&name).cloned().unwrap_or_default() {
                 for a in arg(k) {
@@ -739,6 +911,7 @@ impl Solver {
                 None => self.prep.unmodelled.contains(&f).then_some(f),
             };
             if let Some(o) = external {
+                let o = self.cx.inst(0, o);
                 self.add_loc(r, (o, -1));
                 if self.external_objects.insert(o) {
                     let cell = self.cell(o, -1);
@@ -766,7 +939,7 @@ impl Solver {
         for k in self.prep.out_alloc.get(&name).cloned().unwrap_or_default() {
             for a in arg(k) {
                 let fresh = self.new_node(None);
-                self.add_loc(fresh, (call_sym, -1));
+                self.add_loc(fresh, (heap, -1));
                 self.add_trigger(
                     a,
                     Trigger::Store {
@@ -806,7 +979,7 @@ impl Solver {
         {
             for d in operand(dk) {
                 for s in operand(sk) {
-                    self.memcpy(d, s, call_sym);
+                    self.memcpy(d, s, call_sym, ctx);
                 }
             }
         }
@@ -847,6 +1020,170 @@ impl Solver {
         }
     }
 
+    /// The constraints of function `f` in context `ctx` (depth > 0).
+    fn instantiate(&mut self, f: u32, ctx: u32) {
+        let cons = self.cx.groups.get(&f).cloned().unwrap_or_default();
+        let mut callees = Vec::new();
+        for con in cons {
+            if let Some(callee) = self.apply(con, ctx, f) {
+                callees.push(callee);
+            }
+        }
+        for (i, n) in callees {
+            self.add_trigger(n, Trigger::Callee { call: i });
+        }
+    }
+
+    /// The call `instr` in context `ctx` (held by function `func`).
+    fn call_id(&mut self, instr: u32, ctx: u32, func: u32) -> u32 {
+        let next = self.call_sym.len() as u32;
+        let id = *self.call_index.entry((instr, ctx)).or_insert(next);
+        if id == next {
+            self.call_sym.push(instr);
+            self.call_ctx.push(ctx);
+            self.call_func.push(func);
+            self.call_args.push(Vec::new());
+            self.call_result.push(None);
+        }
+        id
+    }
+
+    /// Adds constraint `con` in context `ctx` of function `func` (any for global-level
+    /// ones). A callee operand is returned rather than triggered: calls are triggered once
+    /// their operands are in place.
+    fn apply(&mut self, con: Con, ctx: u32, func: u32) -> Option<(u32, Node)> {
+        match con {
+            Con::AddressOf { node, obj } => {
+                let n = self.node(node, ctx);
+                for t in self.prep.linked.get(&obj).cloned().unwrap_or_default() {
+                    let hctx = if self.cx.stack_objects.contains(&t) {
+                        ctx
+                    } else {
+                        0
+                    };
+                    let t = self.cx.inst(hctx, t);
+                    let off = self.bounded(t, 0);
+                    self.add_loc(n, (t, off));
+                }
+            }
+            Con::Copy { to, from } => {
+                // A copy from a node of an initializer or alias (global-level, in the
+                // empty context only) into a function reaches each of its instances.
+                let from_ctx = match self.cx.owner.contains_key(&from) {
+                    true => ctx,
+                    false => 0,
+                };
+                let (t, f) = (self.node(to, ctx), self.node(from, from_ctx));
+                self.add_edge(f, Edge::Copy(t));
+            }
+            Con::Field { to, base, offset } => {
+                let (t, b) = (self.node(to, ctx), self.node(base, ctx));
+                let e = if self.prep.looping.contains(&to) {
+                    Edge::Unknown(t)
+                } else {
+                    Edge::Field(t, offset)
+                };
+                self.add_edge(b, e);
+            }
+            Con::Unknown { to, base } => {
+                let (t, b) = (self.node(to, ctx), self.node(base, ctx));
+                self.add_edge(b, Edge::Unknown(t));
+            }
+            Con::Load { to, addr } => {
+                let whole = self.aggregate.contains(&to);
+                let (t, a) = (self.node(to, ctx), self.node(addr, ctx));
+                self.add_trigger(a, Trigger::Load { to: t, whole });
+            }
+            Con::Store { instr, addr, value } => {
+                let whole = self.aggregate.contains(&value);
+                let (a, v) = (self.node(addr, ctx), self.node(value, ctx));
+                if !whole && self.prep.vptr_stores.contains(&instr) {
+                    self.add_trigger(a, Trigger::VptrStore { value: v, store: instr });
+                } else {
+                    self.add_trigger(a, Trigger::Store { value: v, whole });
+                }
+            }
+            Con::Initializer {
+                global,
+                offset,
+                node,
+            } => {
+                let off = if self.aggregate.contains(&node) {
+                    -1
+                } else {
+                    offset
+                };
+                if off >= 0 {
+                    self.initialized_fields.insert(global);
+                }
+                let n = self.node(node, ctx);
+                let g = self.cx.inst(0, global);
+                let c = self.cell(g, off);
+                self.add_edge(n, Edge::Copy(c));
+            }
+            Con::Memcpy { instr, dst, src } => {
+                let (d, src) = (self.node(dst, ctx), self.node(src, ctx));
+                self.memcpy(d, src, instr, ctx);
+            }
+            Con::PtrToInt { node } => {
+                let n = self.node(node, ctx);
+                let ie = self.int_escaped;
+                self.add_edge(n, Edge::Unknown(ie));
+            }
+            Con::IntToPtr { node } => {
+                let n = self.node(node, ctx);
+                let ie = self.int_escaped;
+                self.add_edge(ie, Edge::Copy(n));
+            }
+            Con::VaStart { list, func } => {
+                let l = self.node(list, ctx);
+                let va = self.new_node(None);
+                let varargs = self.cx.inst(ctx, func);
+                self.add_loc(va, (varargs, -1));
+                self.add_trigger(
+                    l,
+                    Trigger::Store {
+                        value: va,
+                        whole: true,
+                    },
+                );
+            }
+            Con::VaArg { to, list } => {
+                let (t, l) = (self.node(to, ctx), self.node(list, ctx));
+                let list = self.new_node(None);
+                self.add_trigger(
+                    l,
+                    Trigger::Load {
+                        to: list,
+                        whole: true,
+                    },
+                );
+                self.add_trigger(list, Trigger::Load { to: t, whole: true });
+            }
+            Con::Exception { to } => {
+                let t = self.node(to, ctx);
+                let thrown = self.thrown;
+                self.add_edge(thrown, Edge::Copy(t));
+            }
+            Con::Call { instr, callee } => {
+                let i = self.call_id(instr, ctx, func);
+                let n = self.node(callee, ctx);
+                return Some((i, n));
+            }
+            Con::CallArg { instr, index, node } => {
+                let i = self.call_id(instr, ctx, func);
+                let a = self.node(node, ctx);
+                self.call_args[i as usize].push((index, a));
+            }
+            Con::CallResult { instr, node } => {
+                let i = self.call_id(instr, ctx, func);
+                let n = self.node(node, ctx);
+                self.call_result[i as usize] = Some(n);
+            }
+        }
+        None
+    }
+
     fn any_call_node(&mut self, name: u32) -> Node {
         if let Some(&n) = self.any_call_arg.get(&name) {
             return n;
@@ -860,7 +1197,11 @@ impl Solver {
     /// what all its predecessors gave it in one step, instead of once per predecessor.
     fn run(&mut self) {
         let mut next_search = 64;
-        while !self.worklist.is_empty() {
+        while !self.worklist.is_empty() || !self.cx.pending.is_empty() {
+            // Function instances reached since the last wave.
+            while let Some((f, ctx)) = self.cx.pending.pop() {
+                self.instantiate(f, ctx);
+            }
             let mut wave = std::mem::take(&mut self.worklist);
             wave.sort_unstable_by_key(|&n| std::cmp::Reverse(self.rank[n as usize]));
             for n in wave {
@@ -991,7 +1332,7 @@ impl Solver {
 
 /// Solves the points-to fixpoint over `facts` and the prep program's `prep` outputs, and
 /// returns the rows of every output of `rules/andersen.dl`.
-pub fn solve(facts: &FactSet, mut prep: Tables) -> Result<Builder> {
+pub fn solve(facts: &FactSet, mut prep: Tables, context: Context) -> Result<Builder> {
     // The rule engine's table, which already holds the prep's symbols and most of the
     // facts' the solver reads: one table from the engine to the written solution.
     let mut sym = prep.take_symbols();
@@ -999,11 +1340,14 @@ pub fn solve(facts: &FactSet, mut prep: Tables) -> Result<Builder> {
     let mut s = Solver {
         sym,
         prep: p,
+        cx: Contexts::new(context),
+        defined: HashSet::default(),
         functions: HashSet::default(),
         signature: HashMap::default(),
         aggregate: HashSet::default(),
         named: HashMap::default(),
         node_name: Vec::new(),
+        node_ctx: Vec::new(),
         cells: HashMap::default(),
         object_cells: HashMap::default(),
         subs: HashMap::default(),
@@ -1021,7 +1365,10 @@ pub fn solve(facts: &FactSet, mut prep: Tables) -> Result<Builder> {
         rank: Vec::new(),
         rep: Vec::new(),
         new_copy_edges: 0,
+        call_index: HashMap::default(),
         call_sym: Vec::new(),
+        call_ctx: Vec::new(),
+        call_func: Vec::new(),
         call_args: Vec::new(),
         call_result: Vec::new(),
         params: HashMap::default(),
@@ -1203,10 +1550,54 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     Ok(p)
 }
 
+/// Reading the constraints: insensitive, each is added at once (in the order of the
+/// relations, calls last); with contexts, those of defined functions are grouped by
+/// function and added per context as the function's instances are reached.
+struct Loader {
+    callees: Vec<(u32, Node)>,
+}
+
+impl Loader {
+    /// Constraint `con`, whose node `node` tells the function that owns it.
+    fn add(&mut self, s: &mut Solver, node: u32, con: Con) {
+        if s.cx.depth > 0
+            && let Some(&f) = s.cx.owner.get(&node)
+        {
+            s.cx.groups.entry(f).or_default().push(con);
+            return;
+        }
+        if let Some(callee) = s.apply(con, 0, 0) {
+            self.callees.push(callee);
+        }
+    }
+}
+
 fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     for r in facts.rows::<rows::function>()? {
         let f = s.sym.intern(r?.func);
         s.functions.insert(f);
+    }
+    let mut definitions = Vec::new();
+    for r in facts.rows::<rows::function_definition>()? {
+        let f = s.sym.intern(r?.func);
+        s.defined.insert(f);
+        definitions.push(f);
+    }
+    if s.cx.depth > 0 {
+        for r in facts.rows::<rows::pt_node>()? {
+            let r = r?;
+            let (n, f) = (s.sym.intern(r.node), s.sym.intern(r.func));
+            if s.defined.contains(&f) {
+                s.cx.owner.insert(n, f);
+            }
+        }
+        for r in facts.rows::<rows::pt_object>()? {
+            let r = r?;
+            if r.kind == "stack" {
+                let o = s.sym.intern(r.obj);
+                s.cx.stack_objects.insert(o);
+            }
+        }
     }
     for r in facts.rows::<rows::function_signature>()? {
         let r = r?;
@@ -1217,170 +1608,148 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let n = s.sym.intern(r?.node);
         s.aggregate.insert(n);
     }
+    let mut ld = Loader {
+        callees: Vec::new(),
+    };
+    // Direct call sites' callee nodes, to find the functions that have one (depth > 0).
+    let mut callee_nodes: HashSet<u32> = HashSet::default();
+    if s.cx.depth > 0 {
+        for r in facts.rows::<rows::pt_call>()? {
+            let n = s.sym.intern(r?.callee);
+            callee_nodes.insert(n);
+        }
+    }
+    let mut directly_called: HashSet<u32> = HashSet::default();
     for r in facts.rows::<rows::pt_address_of>()? {
         let r = r?;
-        let (n, o) = (s.sym.intern(r.node), s.sym.intern(r.obj));
-        let n = s.node(n);
-        for t in s.prep.linked.get(&o).cloned().unwrap_or_default() {
-            let off = s.bounded(t, 0);
-            s.add_loc(n, (t, off));
+        let (node, obj) = (s.sym.intern(r.node), s.sym.intern(r.obj));
+        if callee_nodes.contains(&node) {
+            for t in s.prep.linked.get(&obj).into_iter().flatten() {
+                if s.functions.contains(t) {
+                    directly_called.insert(*t);
+                }
+            }
         }
+        ld.add(s, node, Con::AddressOf { node, obj });
     }
     for r in facts.rows::<rows::pt_copy>()? {
         let r = r?;
-        let (t, f) = (s.sym.intern(r.to), s.sym.intern(r.from));
-        let (t, f) = (s.node(t), s.node(f));
-        s.add_edge(f, Edge::Copy(t));
+        let (to, from) = (s.sym.intern(r.to), s.sym.intern(r.from));
+        ld.add(s, to, Con::Copy { to, from });
     }
     for r in facts.rows::<rows::pt_field>()? {
         let r = r?;
-        let (ts, b) = (s.sym.intern(r.to), s.sym.intern(r.base));
-        let (t, b) = (s.node(ts), s.node(b));
-        let e = if s.prep.looping.contains(&ts) {
-            Edge::Unknown(t)
-        } else {
-            Edge::Field(t, r.offset)
-        };
-        s.add_edge(b, e);
+        let (to, base) = (s.sym.intern(r.to), s.sym.intern(r.base));
+        let offset = r.offset;
+        ld.add(s, to, Con::Field { to, base, offset });
     }
     for r in facts.rows::<rows::pt_offset_unknown>()? {
         let r = r?;
-        let (t, b) = (s.sym.intern(r.to), s.sym.intern(r.base));
-        let (t, b) = (s.node(t), s.node(b));
-        s.add_edge(b, Edge::Unknown(t));
+        let (to, base) = (s.sym.intern(r.to), s.sym.intern(r.base));
+        ld.add(s, to, Con::Unknown { to, base });
     }
     for r in facts.rows::<rows::pt_load>()? {
         let r = r?;
-        let (ts, a) = (s.sym.intern(r.to), s.sym.intern(r.addr));
-        let whole = s.aggregate.contains(&ts);
-        let (t, a) = (s.node(ts), s.node(a));
-        s.add_trigger(a, Trigger::Load { to: t, whole });
+        let (to, addr) = (s.sym.intern(r.to), s.sym.intern(r.addr));
+        ld.add(s, to, Con::Load { to, addr });
     }
     for r in facts.rows::<rows::pt_store>()? {
         let r = r?;
-        let (a, vs) = (s.sym.intern(r.addr), s.sym.intern(r.value));
-        let whole = s.aggregate.contains(&vs);
-        let store = s.sym.intern(r.instr);
-        let (a, v) = (s.node(a), s.node(vs));
-        if !whole && s.prep.vptr_stores.contains(&store) {
-            s.add_trigger(a, Trigger::VptrStore { value: v, store });
-        } else {
-            s.add_trigger(a, Trigger::Store { value: v, whole });
-        }
+        let (addr, value) = (s.sym.intern(r.addr), s.sym.intern(r.value));
+        let instr = s.sym.intern(r.instr);
+        ld.add(s, addr, Con::Store { instr, addr, value });
     }
     for r in facts.rows::<rows::pt_initializer>()? {
         let r = r?;
-        let (g, ns) = (s.sym.intern(r.global), s.sym.intern(r.node));
-        let off = if s.aggregate.contains(&ns) { -1 } else { r.offset };
-        if off >= 0 {
-            s.initialized_fields.insert(g);
-        }
-        let n = s.node(ns);
-        let c = s.cell(g, off);
-        s.add_edge(n, Edge::Copy(c));
+        let (global, node) = (s.sym.intern(r.global), s.sym.intern(r.node));
+        let offset = r.offset;
+        ld.add(
+            s,
+            global,
+            Con::Initializer {
+                global,
+                offset,
+                node,
+            },
+        );
     }
     for r in facts.rows::<rows::pt_memcpy>()? {
         let r = r?;
-        let (i, d, src) = (s.sym.intern(r.instr), s.sym.intern(r.dst), s.sym.intern(r.src));
-        let (d, src) = (s.node(d), s.node(src));
-        s.memcpy(d, src, i);
+        let (instr, dst, src) = (s.sym.intern(r.instr), s.sym.intern(r.dst), s.sym.intern(r.src));
+        ld.add(s, dst, Con::Memcpy { instr, dst, src });
     }
     for r in facts.rows::<rows::pt_ptr_to_int>()? {
-        let n = s.sym.intern(r?.node);
-        let n = s.node(n);
-        let ie = s.int_escaped;
-        s.add_edge(n, Edge::Unknown(ie));
+        let node = s.sym.intern(r?.node);
+        ld.add(s, node, Con::PtrToInt { node });
     }
     for r in facts.rows::<rows::pt_int_to_ptr>()? {
-        let n = s.sym.intern(r?.node);
-        let n = s.node(n);
-        let ie = s.int_escaped;
-        s.add_edge(ie, Edge::Copy(n));
+        let node = s.sym.intern(r?.node);
+        ld.add(s, node, Con::IntToPtr { node });
     }
     for r in facts.rows::<rows::pt_va_start>()? {
         let r = r?;
-        let (l, f) = (s.sym.intern(r.list), s.sym.intern(r.func));
-        let l = s.node(l);
-        let va = s.new_node(None);
-        s.add_loc(va, (f, -1));
-        s.add_trigger(
-            l,
-            Trigger::Store {
-                value: va,
-                whole: true,
-            },
-        );
+        let (list, func) = (s.sym.intern(r.list), s.sym.intern(r.func));
+        ld.add(s, list, Con::VaStart { list, func });
     }
     for r in facts.rows::<rows::pt_va_arg>()? {
         let r = r?;
-        let (t, l) = (s.sym.intern(r.to), s.sym.intern(r.list));
-        let (t, l) = (s.node(t), s.node(l));
-        let list = s.new_node(None);
-        s.add_trigger(
-            l,
-            Trigger::Load {
-                to: list,
-                whole: true,
-            },
-        );
-        s.add_trigger(list, Trigger::Load { to: t, whole: true });
+        let (to, list) = (s.sym.intern(r.to), s.sym.intern(r.list));
+        ld.add(s, to, Con::VaArg { to, list });
     }
     for r in facts.rows::<rows::pt_exception>()? {
-        let t = s.sym.intern(r?.to);
-        let t = s.node(t);
-        let thrown = s.thrown;
-        s.add_edge(thrown, Edge::Copy(t));
+        let to = s.sym.intern(r?.to);
+        ld.add(s, to, Con::Exception { to });
     }
     for r in facts.rows::<rows::pt_param>()? {
         let r = r?;
         let (f, p) = (s.sym.intern(r.func), s.sym.intern(r.node));
-        let p = s.node(p);
+        if s.cx.depth == 0 {
+            s.node(p, 0);
+        }
         s.params.entry(f).or_default().push((r.index, p));
     }
     for r in facts.rows::<rows::pt_return>()? {
         let r = r?;
         let (f, v) = (s.sym.intern(r.func), s.sym.intern(r.node));
-        let v = s.node(v);
+        if s.cx.depth == 0 {
+            s.node(v, 0);
+        }
         s.returns.entry(f).or_default().push(v);
     }
     // Calls: operands first, then the callee triggers (which may fire at once).
-    let mut call_index: HashMap<u32, u32> = HashMap::default();
-    let mut index = |s: &mut Solver, c: u32| -> u32 {
-        *call_index.entry(c).or_insert_with(|| {
-            s.call_sym.push(c);
-            s.call_args.push(Vec::new());
-            s.call_result.push(None);
-            (s.call_sym.len() - 1) as u32
-        })
-    };
-    let mut callees = Vec::new();
     for r in facts.rows::<rows::pt_call>()? {
         let r = r?;
-        let (c, n) = (s.sym.intern(r.instr), s.sym.intern(r.callee));
-        let i = index(s, c);
-        let n = s.node(n);
-        callees.push((i, n));
+        let (instr, callee) = (s.sym.intern(r.instr), s.sym.intern(r.callee));
+        ld.add(s, callee, Con::Call { instr, callee });
     }
     for r in facts.rows::<rows::pt_call_arg>()? {
         let r = r?;
-        let (c, a) = (s.sym.intern(r.instr), s.sym.intern(r.node));
-        let i = index(s, c);
-        let a = s.node(a);
-        s.call_args[i as usize].push((r.index, a));
+        let (instr, node) = (s.sym.intern(r.instr), s.sym.intern(r.node));
+        let index = r.index;
+        ld.add(s, node, Con::CallArg { instr, index, node });
     }
     for r in facts.rows::<rows::pt_call_result>()? {
         let r = r?;
-        let (c, n) = (s.sym.intern(r.instr), s.sym.intern(r.node));
-        let i = index(s, c);
-        let n = s.node(n);
-        s.call_result[i as usize] = Some(n);
+        let (instr, node) = (s.sym.intern(r.instr), s.sym.intern(r.node));
+        ld.add(s, node, Con::CallResult { instr, node });
     }
     for g in s.prep.external_globals.clone() {
+        let g = s.cx.inst(0, g);
         let c = s.cell(g, -1);
         s.add_loc(c, (g, -1));
     }
-    for (i, n) in callees {
+    for (i, n) in ld.callees {
         s.add_trigger(n, Trigger::Callee { call: i });
+    }
+    // With contexts: the roots, and the functions no call names directly, in the empty
+    // context; the others as call edges reach them.
+    if s.cx.depth > 0 {
+        let roots: HashSet<u32> = s.prep.roots.iter().copied().collect();
+        for f in definitions {
+            if roots.contains(&f) || !directly_called.contains(&f) {
+                s.cx.reach(f, 0);
+            }
+        }
     }
     Ok(())
 }
@@ -1429,9 +1798,12 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         }
     }
     let external = kind(&mut s, "external");
-    objects.extend(s.external_objects.iter().map(|&f| (f, external)));
+    objects.extend(s.external_objects.iter().map(|&f| (s.cx.obj(f), external)));
     let varargs = kind(&mut s, "varargs");
     objects.extend(s.prep.variadic.keys().map(|&f| (f, varargs)));
+    if s.cx.depth > 0 {
+        return contextual_outputs(s, edges, reachable, objects);
+    }
 
     // The solver's symbols are the builder's: nothing is interned again.
     let mut out = Builder::with_symbols(std::mem::take(&mut s.sym));
@@ -1484,6 +1856,106 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         let set = set(&mut out, c);
         out.holds(o, off, set);
     }
+    out.call_edges = edges;
+    out.reachable = reachable.into_iter().collect();
+    out.objects = objects;
+    Ok(out)
+}
+
+/// The outputs with contexts: the relations of the insensitive analysis as projections
+/// (each node's and cell's set over its contexts, without heap contexts), and the
+/// contextual relations beside them.
+fn contextual_outputs(
+    mut s: Solver,
+    edges: Vec<(u32, u32)>,
+    reachable: HashSet<u32>,
+    objects: Vec<(u32, u32)>,
+) -> Result<Builder> {
+    let ctx_syms: Vec<u32> = (0..s.cx.elems.len() as u32)
+        .map(|c| {
+            let text = s.cx.spell(c, &s.sym);
+            s.sym.intern(&text)
+        })
+        .collect();
+    let mut out = Builder::with_symbols(std::mem::take(&mut s.sym));
+    out.context = s.cx.mode;
+    // Each location's projected and contextual ids in the builder, made on first use.
+    let mut proj_ids = vec![u32::MAX; s.locs.len()];
+    let mut cs_ids = vec![u32::MAX; s.locs.len()];
+    // Each representative's sets: projected (a bitmap, to be united over contexts) and
+    // contextual (a set of the builder).
+    let mut proj_of: HashMap<Node, RoaringBitmap> = HashMap::default();
+    let mut cs_of: HashMap<Node, u32> = HashMap::default();
+    let mut sets_of = |out: &mut Builder, r: Node| -> u32 {
+        if let Some(&id) = cs_of.get(&r) {
+            return id;
+        }
+        let (mut proj, mut cs) = (Vec::new(), Vec::new());
+        for l in s.pts[r as usize].iter() {
+            let (o, f) = s.locs[l as usize];
+            let (hctx, obj) = s.cx.insts[o as usize];
+            if proj_ids[l as usize] == u32::MAX {
+                proj_ids[l as usize] = out.loc(obj, f);
+                cs_ids[l as usize] = out.cs_loc(ctx_syms[hctx as usize], obj, f);
+            }
+            proj.push(proj_ids[l as usize]);
+            cs.push(cs_ids[l as usize]);
+        }
+        // Instances of one object project to one location.
+        proj.sort_unstable();
+        proj.dedup();
+        cs.sort_unstable();
+        proj_of.insert(r, RoaringBitmap::from_sorted_iter(proj).expect("sorted"));
+        let id = out.cs_shared_set(RoaringBitmap::from_sorted_iter(cs).expect("sorted"));
+        cs_of.insert(r, id);
+        id
+    };
+    let mut per_var: HashMap<u32, Vec<Node>> = HashMap::default();
+    for n in 0..s.pts.len() {
+        let Some(v) = s.node_name[n] else { continue };
+        let r = s.rep_of(n as Node);
+        let set = sets_of(&mut out, r);
+        out.cs_points_to(ctx_syms[s.node_ctx[n] as usize], v, set);
+        per_var.entry(v).or_default().push(r);
+    }
+    let mut per_cell: HashMap<(u32, i32), Vec<Node>> = HashMap::default();
+    for (&(o, off), &c) in &s.cells {
+        let (hctx, obj) = s.cx.insts[o as usize];
+        if s.copy_objects.contains(&obj) {
+            continue;
+        }
+        let r = s.rep_of(c);
+        let set = sets_of(&mut out, r);
+        out.cs_holds(ctx_syms[hctx as usize], obj, off, set);
+        per_cell.entry((obj, off)).or_default().push(r);
+    }
+    let united = |reps: &mut Vec<Node>| -> RoaringBitmap {
+        reps.sort_unstable();
+        reps.dedup();
+        let mut all = RoaringBitmap::new();
+        for r in reps.iter() {
+            all |= &proj_of[r];
+        }
+        all
+    };
+    for (v, mut reps) in per_var {
+        let set = out.shared_set(united(&mut reps));
+        out.points_to(v, set);
+    }
+    for ((o, off), mut reps) in per_cell {
+        let set = out.shared_set(united(&mut reps));
+        out.holds(o, off, set);
+    }
+    out.cs_call_edges = (s.cx.edges.iter())
+        .map(|&(c, y, f)| {
+            let x = s.call_ctx[c as usize];
+            let call = s.call_sym[c as usize];
+            (ctx_syms[x as usize], call, ctx_syms[y as usize], f)
+        })
+        .collect();
+    out.reachable_contexts = (s.cx.instances.iter())
+        .map(|&(f, c)| (f, ctx_syms[c as usize]))
+        .collect();
     out.call_edges = edges;
     out.reachable = reachable.into_iter().collect();
     out.objects = objects;

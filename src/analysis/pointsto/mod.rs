@@ -16,7 +16,7 @@ use super::programs::RuleSource;
 use super::rows::andersen_native;
 use super::session::Session;
 use super::finding::Finding;
-use super::unit::{Analysis, Options, Results};
+use super::unit::{Analysis, Context, Options, Results};
 use super::locate::display;
 use crate::facts::{FactSet, rows};
 use solution::Builder;
@@ -105,15 +105,20 @@ impl Results for Solution {
 /// the rule engine. `options.rules` (models) are included after the built-in program.
 pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
     let extra = &options.rules;
+    let context = options.context;
     let builder = match options.rules_only {
         true => {
-            let source = RuleSource::builtin(PROGRAM).with(extra);
-            Builder::from_outputs(session.run(&source, Builder::READS)?)?
+            // The mode reaches the rules as definitions (insensitive: the file's defaults).
+            let mut source = RuleSource::builtin(PROGRAM).with(extra);
+            if context.depth > 0 {
+                source = source.defining(context.defines());
+            }
+            Builder::from_outputs(session.run(&source, Builder::reads(context))?, context)?
         }
         false => {
             let source = RuleSource::builtin(PREP).with(extra);
             let prep = session.run(&source, andersen_native::OUTPUTS)?;
-            andersen::solve(session.facts(), prep)?
+            andersen::solve(session.facts(), prep, context)?
         }
     };
     Ok(builder.finish())
@@ -134,6 +139,10 @@ pub struct Summary {
     /// Call-graph edges of indirect calls (their targets, summed over the calls).
     pub indirect_call_edges: usize,
     pub reachable_functions: usize,
+    /// The context sensitivity, and the function instances: (function, context) pairs
+    /// with contexts, else the defined functions.
+    pub context: Context,
+    pub function_instances: usize,
 }
 
 impl Summary {
@@ -149,6 +158,8 @@ impl Summary {
             "indirect_calls_unresolved": self.indirect_calls - self.indirect_calls_resolved,
             "indirect_call_edges": self.indirect_call_edges,
             "reachable_functions": self.reachable_functions,
+            "context": self.context.to_string(),
+            "function_instances": self.function_instances,
         })
     }
 }
@@ -157,7 +168,7 @@ impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} pointers into {} objects (points-to set: average {:.2}, max {}); {} call-graph edges; {} of {} indirect calls resolved; {} reachable functions",
+            "{} pointers into {} objects (points-to set: average {:.2}, max {}); {} call-graph edges; {} of {} indirect calls resolved; {} reachable functions; context {}: {} function instances",
             self.pointers,
             self.objects,
             self.avg_points_to,
@@ -165,7 +176,9 @@ impl std::fmt::Display for Summary {
             self.call_graph_edges,
             self.indirect_calls_resolved,
             self.indirect_calls,
-            self.reachable_functions
+            self.reachable_functions,
+            self.context,
+            self.function_instances
         )
     }
 }
@@ -201,6 +214,11 @@ impl Summary {
             indirect_calls_resolved: resolved.len(),
             indirect_call_edges: indirect_edges.len(),
             reachable_functions: solution.reachable_functions(),
+            context: solution.context(),
+            function_instances: match solution.context().depth {
+                0 => facts.rows::<rows::function_definition>()?.count(),
+                _ => solution.function_instances(),
+            },
         })
     }
 }

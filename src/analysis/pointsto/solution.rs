@@ -5,12 +5,14 @@
 //! fixpoint's sets) fill a `Builder`.
 
 use std::collections::HashMap;
+use std::hash::Hasher;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
 use roaring::RoaringBitmap;
 
+use crate::analysis::unit::Context;
 use crate::analysis::rows::andersen;
 use crate::analysis::session::Tables;
 use crate::engine::Symbols;
@@ -36,6 +38,50 @@ pub struct Builder {
     pub call_edges: Vec<(u32, u32)>,
     pub reachable: Vec<u32>,
     pub objects: Vec<(u32, u32)>,
+    /// Sets by a hash of their content, for `shared_set`.
+    by_content: HashMap<u64, Vec<u32>>,
+    /// The context sensitivity, and with contexts the contextual relations: locations
+    /// (heap context, object, offset) and sets over them, by (context, node) and by cell
+    /// (heap context, object, offset); call edges (context, call, callee context,
+    /// function) and function instances (function, context). Contexts are symbols.
+    pub context: Context,
+    cs_loc_ids: HashMap<CsLoc, u32>,
+    cs_locs: Vec<CsLoc>,
+    cs_sets: Vec<RoaringBitmap>,
+    cs_by_content: HashMap<u64, Vec<u32>>,
+    cs_var_sets: Vec<(u32, u32, u32)>,
+    cs_cell_sets: Vec<(u32, u32, i32, u32)>,
+    pub cs_call_edges: Vec<(u32, u32, u32, u32)>,
+    pub reachable_contexts: Vec<(u32, u32)>,
+}
+
+/// The row type of rules/andersen.dl's `cs_field_points_to`, whose declaration spans lines
+/// (build.rs generates row types of one-line declarations).
+mod cs_rows {
+    crate::row_structs! {
+        cs_field_points_to(
+            hctx: symbol, obj: symbol, offset: number,
+            target_hctx: symbol, target: symbol, target_offset: number
+        )
+    }
+}
+
+/// A location in a context: (heap context, object, offset).
+type CsLoc = (u32, u32, i32);
+
+/// The id of `locs` in `sets`, added unless an equal set is there (found by a hash of its
+/// content in `by_content`).
+fn shared(sets: &mut Vec<RoaringBitmap>, by_content: &mut HashMap<u64, Vec<u32>>, locs: RoaringBitmap) -> u32 {
+    let mut h = crate::fasthash::FastHasher::default();
+    locs.iter().for_each(|l| h.write_u32(l));
+    let same = by_content.entry(h.finish()).or_default();
+    if let Some(&id) = same.iter().find(|&&id| sets[id as usize] == locs) {
+        return id;
+    }
+    sets.push(locs);
+    let id = (sets.len() - 1) as u32;
+    same.push(id);
+    id
 }
 
 impl Builder {
@@ -66,6 +112,39 @@ impl Builder {
         (self.sets.len() - 1) as u32
     }
 
+    /// A points-to set like `set`, but an equal set made before is shared.
+    pub fn shared_set(&mut self, locs: RoaringBitmap) -> u32 {
+        shared(&mut self.sets, &mut self.by_content, locs)
+    }
+
+    pub fn cs_loc(&mut self, hctx: u32, obj: u32, offset: i32) -> u32 {
+        let next = self.cs_locs.len() as u32;
+        let id = *self.cs_loc_ids.entry((hctx, obj, offset)).or_insert(next);
+        if id == next {
+            self.cs_locs.push((hctx, obj, offset));
+        }
+        id
+    }
+
+    /// A set of contextual locations (from `cs_loc`); an equal one made before is shared.
+    pub fn cs_shared_set(&mut self, locs: RoaringBitmap) -> u32 {
+        shared(&mut self.cs_sets, &mut self.cs_by_content, locs)
+    }
+
+    /// Node `var` in context `ctx` points to contextual set `set` (empty sets dropped).
+    pub fn cs_points_to(&mut self, ctx: u32, var: u32, set: u32) {
+        if !self.cs_sets[set as usize].is_empty() {
+            self.cs_var_sets.push((ctx, var, set));
+        }
+    }
+
+    /// The memory of `(hctx, obj, offset)` holds contextual set `set`.
+    pub fn cs_holds(&mut self, hctx: u32, obj: u32, offset: i32, set: u32) {
+        if !self.cs_sets[set as usize].is_empty() {
+            self.cs_cell_sets.push((hctx, obj, offset, set));
+        }
+    }
+
     /// Node `var` points to set `set` (each node at most once; empty sets are dropped).
     pub fn points_to(&mut self, var: u32, set: u32) {
         if !self.sets[set as usize].is_empty() {
@@ -90,9 +169,31 @@ impl Builder {
         "object",
     ];
 
-    /// Reads the rows of `READS` from the outputs of `rules/andersen.dl`.
-    pub fn from_outputs(mut outputs: Tables) -> Result<Builder> {
+    /// With contexts, the contextual relations too.
+    const READS_CS: &[&str] = &[
+        "var_points_to_field",
+        "field_points_to",
+        "call_graph_edge",
+        "reachable_function",
+        "object",
+        "cs_var_points_to_field",
+        "cs_field_points_to",
+        "cs_call_graph_edge",
+        "reachable_context",
+    ];
+
+    /// The output relations `from_outputs` reads in mode `context`.
+    pub fn reads(context: Context) -> &'static [&'static str] {
+        match context.depth {
+            0 => Builder::READS,
+            _ => Builder::READS_CS,
+        }
+    }
+
+    /// Reads the rows of `reads(context)` from the outputs of `rules/andersen.dl`.
+    pub fn from_outputs(mut outputs: Tables, context: Context) -> Result<Builder> {
         let mut b = Builder::with_symbols(outputs.take_symbols());
+        b.context = context;
         let mut vars: HashMap<u32, RoaringBitmap> = HashMap::new();
         for r in outputs.rows::<andersen::var_points_to_field>()? {
             let r = r?;
@@ -130,7 +231,50 @@ impl Builder {
             let o = (b.sym(r.obj), b.sym(r.kind));
             b.objects.push(o);
         }
+        if context.depth > 0 {
+            b.contextual_outputs(&outputs)?;
+        }
         Ok(b)
+    }
+
+    /// Reads the relations with contexts (the sets grouped by node and context, by cell).
+    fn contextual_outputs(&mut self, outputs: &Tables) -> Result<()> {
+        let b = self;
+        let mut vars: HashMap<(u32, u32), RoaringBitmap> = HashMap::new();
+        for r in outputs.rows::<andersen::cs_var_points_to_field>()? {
+            let r = r?;
+            let (c, v) = (b.sym(r.ctx), b.sym(r.var));
+            let (h, o) = (b.sym(r.hctx), b.sym(r.obj));
+            let l = b.cs_loc(h, o, r.offset);
+            vars.entry((c, v)).or_default().insert(l);
+        }
+        for ((c, v), locs) in vars {
+            let s = b.cs_shared_set(locs);
+            b.cs_points_to(c, v, s);
+        }
+        let mut cells: HashMap<(u32, u32, i32), RoaringBitmap> = HashMap::new();
+        for r in outputs.rows::<cs_rows::cs_field_points_to>()? {
+            let r = r?;
+            let (h, o) = (b.sym(r.hctx), b.sym(r.obj));
+            let (th, t) = (b.sym(r.target_hctx), b.sym(r.target));
+            let l = b.cs_loc(th, t, r.target_offset);
+            cells.entry((h, o, r.offset)).or_default().insert(l);
+        }
+        for ((h, o, f), locs) in cells {
+            let s = b.cs_shared_set(locs);
+            b.cs_holds(h, o, f, s);
+        }
+        for r in outputs.rows::<andersen::cs_call_graph_edge>()? {
+            let r = r?;
+            let e = (b.sym(r.ctx), b.sym(r.call), b.sym(r.callee_ctx), b.sym(r.func));
+            b.cs_call_edges.push(e);
+        }
+        for r in outputs.rows::<andersen::reachable_context>()? {
+            let r = r?;
+            let i = (b.sym(r.func), b.sym(r.ctx));
+            b.reachable_contexts.push(i);
+        }
+        Ok(())
     }
 
     /// Renumbers the symbols the solution uses in name order and the locations in (object,
@@ -148,6 +292,14 @@ impl Builder {
             .chain(pairs.flat_map(|&(a, b)| [a, b]))
             .chain(self.reachable.iter().copied())
         {
+            used[i as usize] = true;
+        }
+        let cs_syms = (self.cs_locs.iter().flat_map(|&(h, o, _)| [h, o]))
+            .chain(self.cs_var_sets.iter().flat_map(|&(c, v, _)| [c, v]))
+            .chain(self.cs_cell_sets.iter().flat_map(|&(h, o, _, _)| [h, o]))
+            .chain(self.cs_call_edges.iter().flat_map(|&(a, b, c, d)| [a, b, c, d]))
+            .chain(self.reachable_contexts.iter().flat_map(|&(f, c)| [f, c]));
+        for i in cs_syms {
             used[i as usize] = true;
         }
         let mut order: Vec<u32> = (0..used.len() as u32).filter(|&i| used[i as usize]).collect();
@@ -182,7 +334,49 @@ impl Builder {
             v.dedup();
             v
         }
+        // The contextual locations and sets, renumbered the same way.
+        let cs_ranked = |i: u32| {
+            let (h, o, f) = self.cs_locs[i as usize];
+            (r(h), r(o), f)
+        };
+        let mut cs_order: Vec<u32> = (0..self.cs_locs.len() as u32).collect();
+        cs_order.sort_unstable_by_key(|&i| cs_ranked(i));
+        let mut cs_new_id = vec![0u32; cs_order.len()];
+        for (n, &i) in cs_order.iter().enumerate() {
+            cs_new_id[i as usize] = n as u32;
+        }
+        let cs_locs = cs_order.iter().map(|&i| cs_ranked(i)).collect();
+        let cs_sets = (self.cs_sets.into_iter())
+            .map(|set| {
+                let mut ids: Vec<u32> = set.iter().map(|i| cs_new_id[i as usize]).collect();
+                ids.sort_unstable();
+                RoaringBitmap::from_sorted_iter(ids).expect("sorted")
+            })
+            .collect();
         Solution {
+            context: self.context,
+            cs_locs,
+            cs_sets,
+            cs_var_sets: sorted(
+                (self.cs_var_sets.into_iter())
+                    .map(|(c, v, s)| (r(c), r(v), s))
+                    .collect(),
+            ),
+            cs_cell_sets: sorted(
+                (self.cs_cell_sets.into_iter())
+                    .map(|(h, o, f, s)| (r(h), r(o), f, s))
+                    .collect(),
+            ),
+            cs_call_edges: sorted(
+                (self.cs_call_edges.into_iter())
+                    .map(|(a, b, c, d)| (r(a), r(b), r(c), r(d)))
+                    .collect(),
+            ),
+            reachable_contexts: sorted(
+                (self.reachable_contexts.into_iter())
+                    .map(|(f, c)| (r(f), r(c)))
+                    .collect(),
+            ),
             syms: self.syms,
             names: order,
             locs,
@@ -225,9 +419,29 @@ pub struct Solution {
     call_edges: Vec<(u32, u32)>,
     reachable: Vec<u32>,
     objects: Vec<(u32, u32)>,
+    context: Context,
+    /// With contexts: locations (heap context, object, offset), sorted; sets over them;
+    /// (context, node, set), (heap context, object, offset, set), call edges and function
+    /// instances, sorted.
+    cs_locs: Vec<(u32, u32, i32)>,
+    cs_sets: Vec<RoaringBitmap>,
+    cs_var_sets: Vec<(u32, u32, u32)>,
+    cs_cell_sets: Vec<(u32, u32, i32, u32)>,
+    cs_call_edges: Vec<(u32, u32, u32, u32)>,
+    reachable_contexts: Vec<(u32, u32)>,
 }
 
 impl Solution {
+    /// The context sensitivity it was computed with.
+    pub fn context(&self) -> Context {
+        self.context
+    }
+
+    /// The function instances (function, context) of a context-sensitive solution.
+    pub fn function_instances(&self) -> usize {
+        self.reachable_contexts.len()
+    }
+
     fn name(&self, id: u32) -> &str {
         self.syms.resolve(self.names[id as usize])
     }
@@ -409,9 +623,32 @@ impl Solution {
                     write_tuple(w, &[&n(o), &n(k)])?;
                 }
             }
-            // The per-context relations: empty when insensitive, the only mode solved here.
-            "cs_var_points_to_field" | "cs_field_points_to" | "cs_call_graph_edge"
-            | "reachable_context" => {}
+            "cs_var_points_to_field" => {
+                for &(c, v, s) in &self.cs_var_sets {
+                    for i in &self.cs_sets[s as usize] {
+                        let (h, o, f) = self.cs_locs[i as usize];
+                        write_tuple(w, &[&n(c), &n(v), &n(h), &n(o), &f])?;
+                    }
+                }
+            }
+            "cs_field_points_to" => {
+                for &(h, o, f, s) in &self.cs_cell_sets {
+                    for i in &self.cs_sets[s as usize] {
+                        let (th, t, tf) = self.cs_locs[i as usize];
+                        write_tuple(w, &[&n(h), &n(o), &f, &n(th), &n(t), &tf])?;
+                    }
+                }
+            }
+            "cs_call_graph_edge" => {
+                for &(c, i, y, f) in &self.cs_call_edges {
+                    write_tuple(w, &[&n(c), &n(i), &n(y), &n(f)])?;
+                }
+            }
+            "reachable_context" => {
+                for &(f, c) in &self.reachable_contexts {
+                    write_tuple(w, &[&n(f), &n(c)])?;
+                }
+            }
             other => unreachable!("not a points-to output: {other}"),
         }
         Ok(())
