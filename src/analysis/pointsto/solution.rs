@@ -55,17 +55,6 @@ pub struct Builder {
     pub reachable_contexts: Vec<(u32, u32)>,
 }
 
-/// The row type of rules/andersen.dl's `cs_field_points_to`, whose declaration spans lines
-/// (build.rs generates row types of one-line declarations).
-mod cs_rows {
-    crate::row_structs! {
-        cs_field_points_to(
-            hctx: symbol, obj: symbol, offset: number,
-            target_hctx: symbol, target: symbol, target_offset: number
-        )
-    }
-}
-
 /// A location in a context: (heap context, object, offset).
 type CsLoc = (u32, u32, i32);
 
@@ -253,7 +242,7 @@ impl Builder {
             b.cs_points_to(c, v, s);
         }
         let mut cells: HashMap<(u32, u32, i32), RoaringBitmap> = HashMap::new();
-        for r in outputs.rows::<cs_rows::cs_field_points_to>()? {
+        for r in outputs.rows::<andersen::cs_field_points_to>()? {
             let r = r?;
             let (h, o) = (b.sym(r.hctx), b.sym(r.obj));
             let (th, t) = (b.sym(r.target_hctx), b.sym(r.target));
