@@ -784,16 +784,3 @@ fn contexts_separate_calls_and_clone_heap_objects() {
         }
     }
 }
-
-#[test]
-fn read_only_memory_holds_only_its_initializer() {
-    for_both("read_only", &["read_only.c"], |a| {
-        // Both stores may write `table` and `f` as far as the analysis knows; neither
-        // can at run time (a `constant` global, code).
-        assert_set(a, "table[0]", a.sink("sink_table"), &["x"]);
-        assert_set(a, "slot", a.sink("sink_slot"), &["y"]);
-        assert_set(a, "*(int **)f", a.sink("sink_code"), &[]);
-        let table = a.out("object").iter().find(|r| a.label(&r[0]) == "table").unwrap()[0].clone();
-        assert_set(a, "memory of table", a.field(&table, "0"), &["x"]);
-    });
-}

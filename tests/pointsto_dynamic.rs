@@ -79,7 +79,6 @@ const SOUND: &[&[&str]] = &[
     &["link_app.c", "link_lib.c"],
     &["list.c"],
     &["memcpy.c"],
-    &["read_only.c"],
     &["static_storage.c", "static_storage_lib.c"],
     &["varargs.c"],
     &["virtual.cpp"],

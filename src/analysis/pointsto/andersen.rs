@@ -110,8 +110,6 @@ struct MemCopy {
 struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
-    /// Objects the program cannot write (`read_only_object`): writes into them are dropped.
-    read_only: HashSet<u32>,
     wrapper: HashSet<u32>,
     /// Objects of a known size; the others are field-insensitive (offset -1 only).
     sizes: HashMap<u32, i32>,
@@ -607,13 +605,6 @@ impl Solver {
     }
 
     fn fire(&mut self, t: Trigger, (o, f): Loc) {
-        let write = matches!(
-            t,
-            Trigger::Store { .. } | Trigger::VptrStore { .. } | Trigger::CopyTo { .. }
-        );
-        if write && self.prep.read_only.contains(&self.cx.obj(o)) {
-            return;
-        }
         match t {
             Trigger::Load { to, whole } => {
                 // An object with one cell (-1) is read whole by the edge below.
@@ -1395,7 +1386,6 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let mut p = Prep {
         linked: HashMap::default(),
         looping: HashSet::default(),
-        read_only: HashSet::default(),
         wrapper: HashSet::default(),
         sizes: HashMap::default(),
         wrapper_offsets: HashMap::default(),
@@ -1432,9 +1422,6 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     }
     for r in prep.rows::<prep_rows::looping_field>()? {
         p.looping.insert(sym.intern(r?.node));
-    }
-    for r in prep.rows::<prep_rows::read_only_object>()? {
-        p.read_only.insert(sym.intern(r?.obj));
     }
     for r in prep.rows::<prep_rows::wrapper>()? {
         p.wrapper.insert(sym.intern(r?.func));
