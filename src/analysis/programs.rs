@@ -146,12 +146,19 @@ pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
     }
     // A wrapper beside the entry program makes the definitions, includes it, then each
     // user file.
+    let wrapper = tree(scratch)?.join("rules/extended.dl");
+    write(&wrapper, &wrapper_text(&source.defines, &entry, &source.extra)?)?;
+    Ok(wrapper)
+}
+
+/// A program that makes `defines`, then includes `entry` and each of `extra`.
+fn wrapper_text(defines: &[(String, String)], entry: &Path, extra: &[PathBuf]) -> Result<String> {
     let mut text = String::new();
-    for (name, value) in &source.defines {
+    for (name, value) in defines {
         text += &format!("#define {name} {value}\n");
     }
     text += &format!("#include \"{}\"\n", entry.display());
-    for file in &source.extra {
+    for file in extra {
         let file = std::path::absolute(file)
             .with_context(|| format!("{}: cannot resolve", file.display()))?;
         if !file.is_file() {
@@ -159,9 +166,7 @@ pub fn on_disk(source: &RuleSource, scratch: &Path) -> Result<PathBuf> {
         }
         text += &format!("#include \"{}\"\n", file.display());
     }
-    let wrapper = tree(scratch)?.join("rules/extended.dl");
-    write(&wrapper, &text)?;
-    Ok(wrapper)
+    Ok(text)
 }
 
 /// Soufflé's `-M` definitions (`"A=1 B=2"`; a name alone is defined as 1) as (name,
@@ -184,12 +189,7 @@ pub fn parse_macros(text: &str) -> Result<Vec<(String, String)>> {
 pub fn defining(program: &Path, defines: &[(String, String)], dir: &Path) -> Result<PathBuf> {
     let program = std::path::absolute(program)
         .with_context(|| format!("{}: cannot resolve", program.display()))?;
-    let mut text = String::new();
-    for (name, value) in defines {
-        text += &format!("#define {name} {value}\n");
-    }
-    text += &format!("#include \"{}\"\n", program.display());
     let wrapper = dir.join("defined.dl");
-    write(&wrapper, &text)?;
+    write(&wrapper, &wrapper_text(defines, &program, &[])?)?;
     Ok(wrapper)
 }

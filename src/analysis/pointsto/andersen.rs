@@ -129,6 +129,8 @@ struct Prep {
     callable: HashSet<(u32, u32)>,
     max_offset: i32,
     roots: Vec<u32>,
+    /// The functions instantiated in the empty context when there are contexts.
+    context_entries: Vec<u32>,
     /// Model tables by function name symbol.
     alloc: HashSet<u32>,
     out_alloc: HashMap<u32, Vec<i32>>,
@@ -1401,6 +1403,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         callable: HashSet::default(),
         max_offset: 0,
         roots: Vec::new(),
+        context_entries: Vec::new(),
         alloc: HashSet::default(),
         out_alloc: HashMap::default(),
         return_arg: HashMap::default(),
@@ -1480,6 +1483,9 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     };
     for r in prep.rows::<prep_rows::root_function>()? {
         p.roots.push(sym.intern(r?.func));
+    }
+    for r in prep.rows::<prep_rows::context_entry>()? {
+        p.context_entries.push(sym.intern(r?.func));
     }
     for r in prep.rows::<models::model_alloc>()? {
         p.alloc.insert(sym.intern(r?.name));
@@ -1564,11 +1570,9 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let f = s.sym.intern(r?.func);
         s.functions.insert(f);
     }
-    let mut definitions = Vec::new();
     for r in facts.rows::<rows::function_definition>()? {
         let f = s.sym.intern(r?.func);
         s.defined.insert(f);
-        definitions.push(f);
     }
     if s.cx.depth > 0 {
         for r in facts.rows::<rows::pt_node>()? {
@@ -1598,25 +1602,9 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     let mut ld = Loader {
         callees: Vec::new(),
     };
-    // Direct call sites' callee nodes, to find the functions that have one (depth > 0).
-    let mut callee_nodes: HashSet<u32> = HashSet::default();
-    if s.cx.depth > 0 {
-        for r in facts.rows::<rows::pt_call>()? {
-            let n = s.sym.intern(r?.callee);
-            callee_nodes.insert(n);
-        }
-    }
-    let mut directly_called: HashSet<u32> = HashSet::default();
     for r in facts.rows::<rows::pt_address_of>()? {
         let r = r?;
         let (node, obj) = (s.sym.intern(r.node), s.sym.intern(r.obj));
-        if callee_nodes.contains(&node) {
-            for t in s.prep.linked.get(&obj).into_iter().flatten() {
-                if s.functions.contains(t) {
-                    directly_called.insert(*t);
-                }
-            }
-        }
         ld.add(s, node, Con::AddressOf { node, obj });
     }
     for r in facts.rows::<rows::pt_copy>()? {
@@ -1728,14 +1716,11 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     for (i, n) in ld.callees {
         s.add_trigger(n, Trigger::Callee { call: i });
     }
-    // With contexts: the roots, and the functions no call names directly, in the empty
-    // context; the others as call edges reach them.
+    // With contexts: the entries (`context_entry`) in the empty context; the others as
+    // call edges reach them.
     if s.cx.depth > 0 {
-        let roots: HashSet<u32> = s.prep.roots.iter().copied().collect();
-        for f in definitions {
-            if roots.contains(&f) || !directly_called.contains(&f) {
-                s.cx.reach(f, 0);
-            }
+        for f in s.prep.context_entries.clone() {
+            s.cx.reach(f, 0);
         }
     }
     Ok(())
