@@ -44,6 +44,7 @@ int sum(int n, ...) {
 }
 long toint(int *p) { return (long)p; }
 int *fromint(long x) { return (int *)x; }
+void *absolute(int c) { return c ? (void *)-1 : (void *)8; }
 int *sel(int c) { return c ? &g : &g2; }
 int *pick(int c, int *a, int *b) { return c ? a : b; }
 int *id(int *p) { return p; }
@@ -280,6 +281,10 @@ fn c_at_o0() {
     f.assert_has("pt_ptr_to_int", &[&p2i, "pt:@toint:%0"]);
     let i2p = def(&f, "pt:@fromint:%1");
     f.assert_has("pt_int_to_ptr", &[&i2p, "pt:@fromint:%1"]);
+    // `(void *)-1` is an absolute address (SQLite's SQLITE_TRANSIENT): like null, it
+    // points to no object, so it gets no constraint.
+    assert!(f.rows("pt_int_to_ptr").iter().all(|r| !r[1].contains("@absolute")));
+    assert!(f.rows("pt_return").iter().any(|r| r[1] == "pt:@absolute"));
 
     // `c ? &g : &g2` is a select at -O0 (the arms are constants).
     let sel = def(&f, "pt:@sel:%cond");

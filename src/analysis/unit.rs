@@ -21,6 +21,16 @@ pub struct Options {
     pub rules_only: bool,
     /// The points-to analysis' context sensitivity (`--context`).
     pub context: Context,
+    /// Why a pointer may point to an object (`--explain`; the native points-to solver).
+    pub explain: Option<Explain>,
+}
+
+/// What `--explain` asks the points-to analysis: a pointer node and an object, as the facts
+/// spell them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explain {
+    pub pointer: String,
+    pub object: String,
 }
 
 /// A context-sensitivity mode: contexts of at most `depth` elements (0: insensitive), each

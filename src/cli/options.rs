@@ -282,6 +282,7 @@ impl AnalysisOptions {
             rules: self.rules.clone(),
             rules_only: self.solver == SolverArg::Rules,
             context,
+            explain: None,
         })
     }
 }

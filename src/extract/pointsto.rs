@@ -485,6 +485,8 @@ impl Worker<'_> {
                     fact!(self.out, pt_copy, site, id, &ids[0]);
                 }
                 LLVMPtrToInt | LLVMPtrToAddr => fact!(self.out, pt_ptr_to_int, site, &ids[0]),
+                // An integer constant is an absolute address, no object's (as null is).
+                LLVMIntToPtr if is_empty_constant(ops[0]) => {}
                 LLVMIntToPtr => fact!(self.out, pt_int_to_ptr, site, id),
                 LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector if ptr => {
                     for (op, oid) in ops.iter().zip(&ids) {
@@ -675,6 +677,7 @@ impl Worker<'_> {
                     fact!(self.out, pt_ptr_to_int, id, &ops[0]);
                     used.push(0);
                 }
+                LLVMIntToPtr if is_empty_constant(raw[0]) => {}
                 LLVMIntToPtr => fact!(self.out, pt_int_to_ptr, id, res(result)),
                 LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze | LLVMExtractValue
                 | LLVMExtractElement

@@ -20,8 +20,9 @@ use roaring::RoaringBitmap;
 use super::locset::LocSet;
 
 use super::solution::Builder;
+use super::provenance::Provenance;
 use crate::analysis::rows::{lib_andersen_prep as prep_rows, lib_models as models};
-use crate::analysis::unit::Context;
+use crate::analysis::unit::{Context, Explain};
 use crate::analysis::session::Tables;
 use crate::engine::Symbols;
 use crate::facts::{FactSet, rows};
@@ -341,6 +342,8 @@ struct Solver {
     copy_index: HashMap<(u32, u32), u32>,
     /// Pseudo-objects of memory copies (not reported).
     copy_objects: HashSet<u32>,
+    /// While explaining (`--explain`): where each node first got the object asked about.
+    provenance: Option<Provenance>,
 }
 
 impl Solver {
@@ -414,6 +417,9 @@ impl Solver {
         if loc.1 < 0 {
             self.unknown_locs.insert(i);
         }
+        if let Some(p) = &mut self.provenance {
+            p.location(i, self.cx.obj(loc.0));
+        }
         i
     }
 
@@ -421,6 +427,9 @@ impl Solver {
         let id = self.loc_id(loc);
         let n = self.find(n);
         if self.pts[n as usize].insert(id) {
+            if let Some(p) = &mut self.provenance {
+                p.gained_one(n, id);
+            }
             self.delta[n as usize].insert(id);
             self.enqueue(n);
         }
@@ -431,6 +440,9 @@ impl Solver {
         let new = self.pts[n as usize].add_all(set);
         if new.is_empty() {
             return;
+        }
+        if let Some(p) = &mut self.provenance {
+            p.gained(n, &new);
         }
         let delta = &mut self.delta[n as usize];
         if delta.is_empty() {
@@ -503,7 +515,9 @@ impl Solver {
         }
         self.edges[from as usize].push(e);
         let set = self.pts[from as usize].clone();
+        let before = self.propagating_from(Some(from));
         self.propagate(e, &set);
+        self.propagating_from(before);
     }
 
     fn add_trigger(&mut self, n: Node, t: Trigger) {
@@ -1198,7 +1212,7 @@ impl Solver {
             let mut wave = std::mem::take(&mut self.worklist);
             wave.sort_unstable_by_key(|&n| std::cmp::Reverse(self.rank[n as usize]));
             for n in wave {
-                if self.new_copy_edges >= next_search {
+                if self.new_copy_edges >= next_search && self.provenance.is_none() {
                     self.collapse_cycles();
                     next_search = (self.new_copy_edges * 2).clamp(64, CYCLE_SEARCH_EVERY);
                     self.new_copy_edges = 0;
@@ -1218,11 +1232,13 @@ impl Solver {
             return;
         }
         let mut i = 0;
+        let before = self.propagating_from(Some(n));
         while i < self.edges[n as usize].len() {
             let e = self.edges[n as usize][i];
             self.propagate(e, &delta);
             i += 1;
         }
+        self.propagating_from(before);
         let mut i = 0;
         while i < self.triggers[n as usize].len() {
             let t = self.triggers[n as usize][i];
@@ -1323,9 +1339,104 @@ impl Solver {
     }
 }
 
+/// `--explain`: where the locations of the object asked about came from.
+impl Solver {
+    /// Sets the node being propagated from (while explaining); returns the previous one.
+    fn propagating_from(&mut self, source: Option<Node>) -> Option<Node> {
+        match &mut self.provenance {
+            Some(p) => std::mem::replace(&mut p.source, source),
+            None => None,
+        }
+    }
+
+    /// The chain from `ask.pointer` back to where `ask.object` enters, one line per node,
+    /// the pointer first (`--explain`).
+    fn explain(&self, ask: &Explain) -> Result<Vec<String>> {
+        let p = self.provenance.as_ref().expect("explaining");
+        let Some(pointer) = self.sym.get(&ask.pointer) else {
+            bail!("--explain: no pointer `{}` in the facts", ask.pointer);
+        };
+        if !p.seen() {
+            bail!("--explain: nothing points to `{}`", ask.object);
+        }
+        // Every instance of the pointer that holds the object; the first one is explained.
+        let mut instances: Vec<(u32, Node)> = (self.named.iter())
+            .filter(|&(&(sym, _), &n)| sym == pointer && p.holds(n))
+            .map(|(&(_, ctx), &n)| (ctx, n))
+            .collect();
+        instances.sort_unstable();
+        let Some(&(_, start)) = instances.first() else {
+            bail!("--explain: `{}` does not point to `{}`", ask.pointer, ask.object);
+        };
+        let cells: HashMap<Node, Loc> = self.cells.iter().map(|(&l, &n)| (n, l)).collect();
+        let access: HashMap<Node, (Node, bool)> = (self.access.iter())
+            .map(|(&(addr, _, load), &n)| (n, (addr, load)))
+            .collect();
+        let mut lines = vec![format!(
+            "`{}` may point to `{}`; each line holds it because the next one does:",
+            ask.pointer, ask.object
+        )];
+        for n in p.chain(start) {
+            lines.push(format!("  {}", self.describe(n, &cells, &access)));
+        }
+        if let Some(last) = lines.last_mut() {
+            last.push_str(" (by a constraint that names the object)");
+        }
+        Ok(lines)
+    }
+
+    fn describe(
+        &self,
+        n: Node,
+        cells: &HashMap<Node, Loc>,
+        access: &HashMap<Node, (Node, bool)>,
+    ) -> String {
+        let sym = &self.sym;
+        let context = |ctx: u32| match ctx {
+            0 => String::new(),
+            c => format!(" in context {}", self.cx.spell(c, sym)),
+        };
+        if let Some(name) = self.node_name[n as usize] {
+            return format!("{}{}", sym.resolve(name), context(self.node_ctx[n as usize]));
+        }
+        if let Some(&(obj, off)) = cells.get(&n) {
+            let base = self.cx.obj(obj);
+            let what = match self.copy_objects.contains(&base) {
+                true => "a memory copy's contents".to_string(),
+                false => format!("memory of {}", sym.resolve(base)),
+            };
+            let at = match off {
+                -1 => "at an unknown offset".to_string(),
+                o => format!("at offset {o}"),
+            };
+            return format!("{what} {at}");
+        }
+        if let Some(&(addr, load)) = access.get(&n) {
+            let verb = if load { "loads through" } else { "stores through" };
+            return format!("what {verb} {}", self.describe(addr, cells, access));
+        }
+        if n == self.int_escaped {
+            return "every object whose address became an integer (inttoptr)".to_string();
+        }
+        if n == self.thrown {
+            return "what may be thrown".to_string();
+        }
+        if let Some((&name, _)) = self.any_call_arg.iter().find(|&(_, &a)| a == n) {
+            return format!("what any call of {} receives", sym.resolve(name));
+        }
+        format!("a helper node of the solver (#{n})")
+    }
+}
+
 /// Solves the points-to fixpoint over `facts` and the prep program's `prep` outputs, and
-/// returns the rows of every output of `rules/andersen.dl`.
-pub fn solve(facts: &FactSet, mut prep: Tables, context: Context) -> Result<Builder> {
+/// returns the rows of every output of `rules/andersen.dl`; with `explain`, also why the
+/// pointer may point to the object (`Solution::explanation`).
+pub fn solve(
+    facts: &FactSet,
+    mut prep: Tables,
+    context: Context,
+    explain: Option<&Explain>,
+) -> Result<Builder> {
     // The rule engine's table, which already holds the prep's symbols and most of the
     // facts' the solver reads: one table from the engine to the written solution.
     let mut sym = prep.take_symbols();
@@ -1376,12 +1487,23 @@ pub fn solve(facts: &FactSet, mut prep: Tables, context: Context) -> Result<Buil
         copies: Vec::new(),
         copy_index: HashMap::default(),
         copy_objects: HashSet::default(),
+        provenance: None,
     };
+    if let Some(ask) = explain {
+        let object = s.sym.intern(&ask.object);
+        s.provenance = Some(Provenance::new(object));
+    }
     s.thrown = s.new_node(None);
     s.int_escaped = s.new_node(None);
     load_facts(&mut s, facts)?;
     s.run();
-    outputs(s, facts)
+    let explanation = match explain {
+        Some(ask) => s.explain(ask)?,
+        None => Vec::new(),
+    };
+    let mut out = outputs(s, facts)?;
+    out.explanation = explanation;
+    Ok(out)
 }
 
 fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {

@@ -5,6 +5,7 @@
 pub mod andersen;
 pub mod client;
 mod locset;
+mod provenance;
 pub mod solution;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -107,6 +108,9 @@ pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
     let extra = &options.rules;
     let context = options.context;
     let builder = match options.rules_only {
+        true if options.explain.is_some() => {
+            bail!("--explain: only the native solver records why (drop --solver rules)")
+        }
         true => {
             // The mode reaches the rules as definitions (insensitive: the file's defaults).
             let mut source = RuleSource::builtin(PROGRAM).with(extra);
@@ -118,7 +122,7 @@ pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
         false => {
             let source = RuleSource::builtin(PREP).with(extra);
             let prep = session.run(&source, andersen_native::OUTPUTS)?;
-            andersen::solve(session.facts(), prep, context)?
+            andersen::solve(session.facts(), prep, context, options.explain.as_ref())?
         }
     };
     Ok(builder.finish())

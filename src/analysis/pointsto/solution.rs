@@ -53,6 +53,8 @@ pub struct Builder {
     cs_cell_sets: Vec<(u32, u32, i32, u32)>,
     pub cs_call_edges: Vec<(u32, u32, u32, u32)>,
     pub reachable_contexts: Vec<(u32, u32)>,
+    /// `--explain`'s answer, one line each (empty when not asked).
+    pub explanation: Vec<String>,
 }
 
 /// A location in a context: (heap context, object, offset).
@@ -366,6 +368,7 @@ impl Builder {
                     .map(|(f, c)| (r(f), r(c)))
                     .collect(),
             ),
+            explanation: self.explanation,
             syms: self.syms,
             names: order,
             locs,
@@ -418,12 +421,18 @@ pub struct Solution {
     cs_cell_sets: Vec<(u32, u32, i32, u32)>,
     cs_call_edges: Vec<(u32, u32, u32, u32)>,
     reachable_contexts: Vec<(u32, u32)>,
+    explanation: Vec<String>,
 }
 
 impl Solution {
     /// The context sensitivity it was computed with.
     pub fn context(&self) -> Context {
         self.context
+    }
+
+    /// Why the pointer `--explain` names may point to its object, one line each.
+    pub fn explanation(&self) -> &[String] {
+        &self.explanation
     }
 
     /// The function instances (function, context) of a context-sensitive solution.
