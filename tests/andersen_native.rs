@@ -212,6 +212,21 @@ fn explain_traces_a_pointer_back_to_its_object() {
     assert!(lines[6].ends_with(" (by a constraint that names the object)"), "{text}");
     assert_eq!(lines.len(), 7, "{text}");
 
+    // With contexts, nodes of function instances name their context (globals have none).
+    let o = llfacts()
+        .args(["analyze", "-q", "--engine", "builtin", "--context", "1-callsite"])
+        .args(["--explain", "explain:@main:%call", "explain:@x"])
+        .arg(&bc)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 7, "{text}");
+    assert_eq!(lines[1], "  explain:@main:%call");
+    assert!(lines[2].starts_with("  explain:@get:%0 in context [explain:@main:"), "{text}");
+    assert_eq!(lines[4], "  memory of explain:@g at offset 0");
+    assert!(lines[5].starts_with("  what stores through explain:@set:%pp in context ["), "{text}");
+
     // A pointer that does not point to the object, and names that are not in the facts:
     // one line each, and a failing exit.
     for (pointer, object, says) in [

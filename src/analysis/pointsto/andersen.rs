@@ -1401,9 +1401,13 @@ impl Solver {
         }
         if let Some(&(obj, off)) = cells.get(&n) {
             let base = self.cx.obj(obj);
+            let heap_context = match self.cx.depth {
+                0 => String::new(),
+                _ => context(self.cx.insts[obj as usize].0),
+            };
             let what = match self.copy_objects.contains(&base) {
                 true => "a memory copy's contents".to_string(),
-                false => format!("memory of {}", sym.resolve(base)),
+                false => format!("memory of {}{heap_context}", sym.resolve(base)),
             };
             let at = match off {
                 -1 => "at an unknown offset".to_string(),
