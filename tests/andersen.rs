@@ -451,6 +451,36 @@ fn heap_objects_per_call_site_of_allocation_wrappers() {
 }
 
 #[test]
+fn heap_objects_per_call_site_of_out_parameter_wrappers() {
+    for_both("out_wrappers", &["out_wrappers.c"], |a| {
+        // make_node stores its fresh node only through `out`: each call is its own object,
+        // of make_node's one constant size, so field-sensitive.
+        assert_set(a, "a", a.sink("sink_a"), &["heap:main>make_node@62"]);
+        assert_set(a, "b", a.sink("sink_b"), &["heap:main>make_node@63"]);
+        assert_set(a, "a's fields", a.sink_fields("sink_a"), &["heap:main>make_node@62+0"]);
+        assert_set(a, "a->val", a.sink("sink_a0"), &["x"]);
+        assert_set(a, "b->val", a.sink("sink_b0"), &["y"]);
+        // A chain: make_node2 passes its `out` to make_node.
+        assert_set(a, "c", a.sink("sink_c"), &["heap:main>make_node2@64"]);
+        // Out-wrapper of a returning wrapper: no constant size of its own (-1).
+        assert_set(a, "buf", a.sink_fields("sink_buf"), &["heap:main>make_buf@67+-1"]);
+        assert_set(a, "buf[1]", a.sink("sink_buf0"), &["z"]);
+        // make_kept also keeps its node in a global: one object for both calls.
+        assert_set(a, "k1", a.sink("sink_k1"), &["heap:make_kept>malloc@35"]);
+        assert_set(a, "k2", a.sink("sink_k2"), &["heap:make_kept>malloc@35"]);
+        // make_or_spare may store a node that is not fresh.
+        let spare = &["heap:make_or_spare>malloc@43", "spare"];
+        assert_set(a, "s1", a.sink("sink_s1"), spare);
+        assert_set(a, "s2", a.sink("sink_s2"), spare);
+        // The inner objects stay for the wrappers' own uses; the chain's inner call too.
+        let heap = a.heap_objects();
+        assert!(heap.contains("heap:make_node>malloc@11"), "{heap:?}");
+        assert!(heap.contains("heap:make_node2>make_node@21"), "{heap:?}");
+        assert!(!heap.contains("heap:main>make_kept@69"), "{heap:?}");
+    });
+}
+
+#[test]
 fn function_pointers_and_callbacks() {
     for_both("funcptr", &["funcptr.c"], |a| {
         assert_set(a, "get()", a.indirect_callees("main"), &["ret_x", "ret_y"]);

@@ -79,6 +79,7 @@ const SOUND: &[&[&str]] = &[
     &["link_app.c", "link_lib.c"],
     &["list.c"],
     &["memcpy.c"],
+    &["out_wrappers.c"],
     &["static_storage.c", "static_storage_lib.c"],
     &["varargs.c"],
     &["virtual.cpp"],

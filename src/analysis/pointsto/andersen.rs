@@ -117,6 +117,12 @@ struct Prep {
     wrapper_offsets: HashMap<u32, Vec<i32>>,
     copy_length: HashMap<u32, i32>,
     wrapper_inner: HashMap<u32, Vec<u32>>,
+    /// Out-wrappers: their out-parameters, with the offsets each receives.
+    out_wrapper: HashMap<u32, Vec<(i32, Vec<i32>)>>,
+    /// Stores into `*out` and (call, argument) pairs passing `out` on, that calls of
+    /// out-wrappers stand for.
+    out_wrapper_stores: HashSet<u32>,
+    out_chain_args: HashSet<(u32, i32)>,
     /// (store, object, offset) of `overwritten_vptr`, and its stores.
     overwritten_vptr: HashSet<(u32, u32, i32)>,
     vptr_stores: HashSet<u32>,
@@ -789,49 +795,61 @@ impl Solver {
             }
         }
         let wrapper = self.prep.wrapper.contains(&f);
-        if let Some(r) = result {
-            if !wrapper {
-                for v in self.returns.get(&f).cloned().unwrap_or_default() {
-                    let v = self.node(v, y);
-                    self.add_edge(v, Edge::Copy(r));
-                }
-            } else {
-                let heap = self.cx.inst(x, call_sym);
-                // Sized (direct calls of one-size wrappers): field-sensitive at the offsets
-                // the wrapper returns; else one location at -1.
-                let sized = self.prep.sizes.contains_key(&call_sym);
-                if sized {
-                    for off in self
-                        .prep
-                        .wrapper_offsets
-                        .get(&f)
-                        .cloned()
-                        .unwrap_or_default()
-                    {
-                        let off = if off < 0 {
-                            -1
-                        } else {
-                            self.bounded(heap, off as i64)
-                        };
-                        self.add_loc(r, (heap, off));
-                    }
+        if let (Some(r), false) = (result, wrapper) {
+            for v in self.returns.get(&f).cloned().unwrap_or_default() {
+                let v = self.node(v, y);
+                self.add_edge(v, Edge::Copy(r));
+            }
+        }
+        let outs = self.prep.out_wrapper.get(&f).cloned();
+        if (wrapper && result.is_some()) || outs.is_some() {
+            let heap = self.cx.inst(x, call_sym);
+            // Sized (direct calls of one-size wrappers): field-sensitive at the offsets the
+            // wrapper returns or stores; else one location at -1.
+            let sized = self.prep.sizes.contains_key(&call_sym);
+            let loc = |s: &Self, off: i32| {
+                if sized && off >= 0 {
+                    (heap, s.bounded(heap, off as i64))
                 } else {
-                    self.add_loc(r, (heap, -1));
+                    (heap, -1)
                 }
-                let delta = if sized { Some(0) } else { None };
-                for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
-                    let inner = self.cx.inst(y, inner);
-                    self.subscribe(
-                        inner,
-                        Sub::Shift {
-                            target: heap,
-                            delta,
-                            min: 0,
-                            max: i32::MAX,
-                            bounded: false,
-                        },
-                    );
+            };
+            if let (Some(r), true) = (result, wrapper) {
+                for off in self.prep.wrapper_offsets.get(&f).cloned().unwrap_or_default() {
+                    let l = loc(self, off);
+                    self.add_loc(r, l);
                 }
+            }
+            for (k, offsets) in outs.unwrap_or_default() {
+                if self.prep.out_chain_args.contains(&(call_sym, k)) {
+                    continue;
+                }
+                let fresh = self.new_node(None);
+                for off in offsets {
+                    let l = loc(self, off);
+                    self.add_loc(fresh, l);
+                }
+                for &(_, a) in args.iter().filter(|&&(i, _)| i == k) {
+                    let store = Trigger::Store {
+                        value: fresh,
+                        whole: false,
+                    };
+                    self.add_trigger(a, store);
+                }
+            }
+            let delta = if sized { Some(0) } else { None };
+            for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
+                let inner = self.cx.inst(y, inner);
+                self.subscribe(
+                    inner,
+                    Sub::Shift {
+                        target: heap,
+                        delta,
+                        min: 0,
+                        max: i32::MAX,
+                        bounded: false,
+                    },
+                );
             }
         }
         if let Some(&nf) = self.prep.variadic.get(&f) {
@@ -1102,6 +1120,9 @@ impl Solver {
                 self.add_trigger(a, Trigger::Load { to: t, whole });
             }
             Con::Store { instr, addr, value } => {
+                if self.prep.out_wrapper_stores.contains(&instr) {
+                    return None;
+                }
                 let whole = self.aggregate.contains(&value);
                 let (a, v) = (self.node(addr, ctx), self.node(value, ctx));
                 if !whole && self.prep.vptr_stores.contains(&instr) {
@@ -1519,6 +1540,9 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         wrapper_offsets: HashMap::default(),
         copy_length: HashMap::default(),
         wrapper_inner: HashMap::default(),
+        out_wrapper: HashMap::default(),
+        out_wrapper_stores: HashSet::default(),
+        out_chain_args: HashSet::default(),
         overwritten_vptr: HashSet::default(),
         vptr_stores: HashSet::default(),
         external: HashMap::default(),
@@ -1574,6 +1598,25 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
             .entry(sym.intern(r.func))
             .or_default()
             .push(sym.intern(r.call));
+    }
+    let mut out_offsets: HashMap<(u32, i32), Vec<i32>> = HashMap::default();
+    for r in prep.rows::<prep_rows::wrapper_out_offset>()? {
+        let r = r?;
+        let key = (sym.intern(r.func), r.index);
+        out_offsets.entry(key).or_default().push(r.offset);
+    }
+    for r in prep.rows::<prep_rows::out_wrapper>()? {
+        let r = r?;
+        let f = sym.intern(r.func);
+        let offsets = out_offsets.remove(&(f, r.index)).unwrap_or_default();
+        p.out_wrapper.entry(f).or_default().push((r.index, offsets));
+    }
+    for r in prep.rows::<prep_rows::out_wrapper_store>()? {
+        p.out_wrapper_stores.insert(sym.intern(r?.store));
+    }
+    for r in prep.rows::<prep_rows::out_chain_arg>()? {
+        let r = r?;
+        p.out_chain_args.insert((sym.intern(r.call), r.index));
     }
     for r in prep.rows::<prep_rows::overwritten_vptr>()? {
         let r = r?;
@@ -1890,7 +1933,8 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         let is_heap = match s.prep.external.get(&f) {
             Some(n) => (s.prep.alloc.contains(n) && has_result) || s.prep.out_alloc.contains_key(n),
             None => false,
-        } || (s.prep.wrapper.contains(&f) && has_result);
+        } || (s.prep.wrapper.contains(&f) && has_result)
+            || s.prep.out_wrapper.contains_key(&f);
         if is_heap {
             objects.push((call, heap));
         }
