@@ -11,3 +11,4 @@ pub mod extract;
 pub mod facts;
 mod fasthash;
 pub mod isolate;
+pub mod oom;

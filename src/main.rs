@@ -55,6 +55,10 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Running out of memory is a one-line error, not an abort (`oom.rs`).
+#[global_allocator]
+static ALLOCATOR: llfacts::oom::ExitOnOom = llfacts::oom::ExitOnOom;
+
 fn main() -> ExitCode {
     // A bug must still end in one line and a non-zero exit, not a backtrace.
     std::panic::set_hook(Box::new(|info| {

@@ -93,6 +93,32 @@ fn failed_write_leaves_the_output_directory_as_it_was() {
     assert!(!d.join("new").exists());
 }
 
+/// Past the address-space limit (`ulimit -v`), running out of memory is one line naming the
+/// program, exit code 1, and no output: not Rust's abort with a backtrace.
+#[test]
+fn running_out_of_memory_is_one_line_and_leaves_no_output() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    // 20,001 squared pairs: several GiB of tuples.
+    let program = ".decl n(x: number)\nn(0).\nn(x + 1) :- n(x), x < 20000.\n\
+                   .decl pair(x: number, y: number)\n.output pair\npair(x, y) :- n(x), n(y).\n";
+    write(d, "big.dl", program);
+    write(d, "kept/mine.txt", "kept");
+    for out in ["new", "kept"] {
+        let mut cmd = common::llfacts();
+        cmd.current_dir(d)
+            .args(["run", "big.dl", "-D", out, "--engine", "builtin"])
+            .env("RUST_BACKTRACE", "1");
+        let o = common::with_limit(&mut cmd, libc::RLIMIT_AS, 400 << 20)
+            .output()
+            .unwrap();
+        assert_fails(&o, &["big.dl: out of memory (an allocation of "]);
+    }
+    assert!(!d.join("new").exists());
+    let kept: Vec<_> = std::fs::read_dir(d.join("kept")).unwrap().collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+}
+
 #[test]
 fn numbers_sort_numerically_in_output() {
     let t = tempfile::tempdir().unwrap();

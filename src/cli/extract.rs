@@ -29,6 +29,7 @@ pub struct ExtractArgs {
 }
 
 pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
+    llfacts::oom::set_subject(&args.inputs);
     if !args.reading.no_isolate {
         // The child runs this command line again, in-process; it prints everything.
         let argv: Vec<_> = std::env::args_os().skip(1).collect();

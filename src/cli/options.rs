@@ -209,6 +209,10 @@ impl Frame {
         if self.facts.is_some() && !inputs.is_empty() {
             anyhow::bail!("give input modules or --facts DIR, not both");
         }
+        match &self.facts {
+            Some(dir) => llfacts::oom::set_subject(&[dir]),
+            None => llfacts::oom::set_subject(inputs),
+        }
         let backend = self.engine.backend()?;
         let pool = self.jobs.pool()?;
         let (result, skipped) = pool.install(|| -> anyhow::Result<_> {

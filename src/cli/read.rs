@@ -26,6 +26,7 @@ pub struct ReadArgs {
 }
 
 pub fn run(args: ReadArgs) -> anyhow::Result<()> {
+    llfacts::oom::set_subject(&args.inputs);
     let opts = args.reading.options(args.quiet.quiet);
     let mut out = llfacts::isolate::FactSender::new();
     let skipped = args.jobs.pool()?.install(|| {

@@ -52,6 +52,7 @@ pub struct RunArgs {
 const STATS_RULES: usize = 10;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    llfacts::oom::set_subject(&[&args.program]);
     let start = Instant::now();
     let backend = args.engine.backend()?;
     let jobs = args.jobs.count();

@@ -74,7 +74,7 @@ impl FactDir {
     fn start(dest: &Path, tmp: PathBuf, created: bool) -> Result<FactDir> {
         let _ = fs::remove_dir_all(&tmp);
         // Registered before it exists: a signal between the two must still remove it.
-        live().push((dest.to_path_buf(), tmp.clone()));
+        live().push((dest.to_path_buf(), tmp.clone(), created));
         let dir = FactDir {
             dest: dest.to_path_buf(),
             tmp,
@@ -205,12 +205,12 @@ fn move_entries(from: &Path, to: &Path) -> Result<()> {
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = temp_path(path, std::process::id())?;
     remove_stale(path);
-    live().push((path.to_path_buf(), tmp.clone()));
+    live().push((path.to_path_buf(), tmp.clone(), false));
     let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    live().retain(|(_, t)| *t != tmp);
+    live().retain(|(_, t, _)| *t != tmp);
     written.map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))
 }
 
@@ -232,7 +232,7 @@ impl Drop for FactDir {
                 let _ = fs::remove_dir(&self.dest);
             }
         }
-        live().retain(|(_, t)| *t != self.tmp);
+        live().retain(|(_, t, _)| *t != self.tmp);
     }
 }
 
@@ -250,10 +250,11 @@ fn remove_output(dir: &Path) {
     let _ = fs::remove_dir_all(dir);
 }
 
-/// The temporaries this process has open: (destination, temporary).
-static LIVE: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+/// The temporaries this process has open: (destination, temporary, whether the destination
+/// was created for this run and goes again if left empty).
+static LIVE: Mutex<Vec<(PathBuf, PathBuf, bool)>> = Mutex::new(Vec::new());
 
-fn live() -> std::sync::MutexGuard<'static, Vec<(PathBuf, PathBuf)>> {
+fn live() -> std::sync::MutexGuard<'static, Vec<(PathBuf, PathBuf, bool)>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -305,7 +306,7 @@ pub fn remove_temporaries() {
             Err(std::sync::TryLockError::WouldBlock) => return,
         }
     };
-    for (dest, tmp) in live.iter() {
+    for (dest, tmp, created) in live.iter() {
         // Other threads may still be creating files in it: remove until it is gone (on a
         // loaded machine a writer thread can refill it many times before it stops).
         for _ in 0..500 {
@@ -314,6 +315,9 @@ pub fn remove_temporaries() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        if *created {
+            let _ = fs::remove_dir(dest);
         }
     }
 }
