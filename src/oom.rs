@@ -66,21 +66,12 @@ fn out_of_memory(size: usize) -> ! {
     if !FAILED.swap(true, SeqCst) {
         // Written without allocating.
         let prefix = PREFIX.get().map_or(&b"llfacts: "[..], |p| &p[..]);
-        let mut mib = [0u8; 20];
-        let mut at = mib.len();
-        let mut n = size.div_ceil(1 << 20);
-        loop {
-            at -= 1;
-            mib[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
+        let mut digits = [0u8; 24];
+        let mib = crate::facts::buf::decimal(size.div_ceil(1 << 20) as i64, &mut digits);
         for part in [
             prefix,
             b"out of memory (an allocation of ",
-            &mib[at..],
+            mib,
             b" MiB failed)\n",
         ] {
             // SAFETY: writes a valid buffer to stderr.
