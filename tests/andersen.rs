@@ -481,6 +481,21 @@ fn heap_objects_per_call_site_of_out_parameter_wrappers() {
 }
 
 #[test]
+fn arrays_of_structs_collapse_to_one_element() {
+    for_both("struct_arrays", &["struct_arrays.c"], |a| {
+        // `l++` steps through regs: each field keeps its own contents.
+        assert_set(a, "l->name", a.sink("sink_name"), &[".str", ".str.1"]);
+        assert_set(a, "l->func", a.sink("sink_func"), &["f1()", "f2()"]);
+        // Every element shares the cells of its fields: local[2].a = &z reaches local[3].a.
+        assert_set(a, "local[3].a", a.sink("sink_a"), &["x", "z"]);
+        assert_set(a, "local[1].b", a.sink("sink_b"), &["y"]);
+        // A copy within one element keeps the fields; one of two elements goes to -1.
+        assert_set(a, "copy.a", a.sink("sink_c"), &["x", "z"]);
+        assert_set(a, "two[0].b", a.sink("sink_d"), &["x", "y", "z"]);
+    });
+}
+
+#[test]
 fn function_pointers_and_callbacks() {
     for_both("funcptr", &["funcptr.c"], |a| {
         assert_set(a, "get()", a.indirect_callees("main"), &["ret_x", "ret_y"]);

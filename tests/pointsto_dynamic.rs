@@ -81,6 +81,7 @@ const SOUND: &[&[&str]] = &[
     &["memcpy.c"],
     &["out_wrappers.c"],
     &["static_storage.c", "static_storage_lib.c"],
+    &["struct_arrays.c"],
     &["varargs.c"],
     &["virtual.cpp"],
     &["virtual_dispatch.cpp"],

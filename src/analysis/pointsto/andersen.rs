@@ -47,6 +47,9 @@ enum Edge {
     Field(Node, i32),
     /// Any offset becomes -1.
     Unknown(Node),
+    /// Pointer arithmetic in a loop (`looping_field`): a constant offset in a collapsed
+    /// array, -1 elsewhere.
+    Loop(Node, i32),
 }
 
 /// What a node's new locations trigger.
@@ -114,6 +117,8 @@ struct Prep {
     wrapper: HashSet<u32>,
     /// Objects of a known size; the others are field-insensitive (offset -1 only).
     sizes: HashMap<u32, i32>,
+    /// Arrays of structs collapsed to one element: their element size.
+    collapsed: HashMap<u32, i32>,
     wrapper_offsets: HashMap<u32, Vec<i32>>,
     copy_length: HashMap<u32, i32>,
     wrapper_inner: HashMap<u32, Vec<u32>>,
@@ -404,7 +409,13 @@ impl Solver {
 
     /// An exact offset into `obj`, if it has a known size that holds it; else -1.
     fn bounded(&self, obj: u32, off: i64) -> i32 {
-        if off < 0 || off > self.prep.max_offset as i64 {
+        if off < 0 {
+            return -1;
+        }
+        if let Some(&elem) = self.prep.collapsed.get(&self.cx.obj(obj)) {
+            return (off % elem as i64) as i32;
+        }
+        if off > self.prep.max_offset as i64 {
             return -1;
         }
         match self.prep.sizes.get(&self.cx.obj(obj)) {
@@ -473,7 +484,7 @@ impl Solver {
                 let t = self.find(t);
                 self.add_locs(t, set);
             }
-            Edge::Field(t, _) | Edge::Unknown(t) => {
+            Edge::Field(t, _) | Edge::Unknown(t) | Edge::Loop(t, _) => {
                 // Locations at -1 stay where they are: one bitmap operation for those.
                 let t = self.find(t);
                 let (unknown, known) = set.split(&self.unknown_locs);
@@ -492,6 +503,15 @@ impl Solver {
             Edge::Unknown(t) => (t, (o, -1)),
             Edge::Field(t, k) => {
                 let off = if f < 0 {
+                    -1
+                } else {
+                    self.bounded(o, f as i64 + k as i64)
+                };
+                (t, (o, off))
+            }
+            Edge::Loop(t, k) => {
+                let collapsed = self.prep.collapsed.contains_key(&self.cx.obj(o));
+                let off = if f < 0 || !collapsed {
                     -1
                 } else {
                     self.bounded(o, f as i64 + k as i64)
@@ -661,16 +681,18 @@ impl Solver {
             Trigger::CopyFrom { copy } => {
                 // Without a constant length, where a copy may land depends on the source
                 // offset: one pseudo-object per source offset.
-                let key = if self.copies[copy as usize].length.is_some() {
-                    0
-                } else {
-                    f
-                };
+                let length = self.copies[copy as usize].length;
+                let key = if length.is_some() { 0 } else { f };
                 let pseudo = self.copy_pseudo(copy, key);
+                // From a collapsed array, only a copy within one element keeps offsets.
+                let whole_elements = match self.prep.collapsed.get(&self.cx.obj(o)) {
+                    Some(&elem) => f >= 0 && length.is_none_or(|n| n > elem - f),
+                    None => false,
+                };
                 let sub = Sub::Shift {
                     target: pseudo,
-                    delta: (f >= 0).then_some(-f),
-                    min: f.max(0),
+                    delta: (f >= 0 && !whole_elements).then_some(-f),
+                    min: if whole_elements { 0 } else { f.max(0) },
                     max: i32::MAX,
                     bounded: false,
                 };
@@ -1104,7 +1126,7 @@ impl Solver {
             Con::Field { to, base, offset } => {
                 let (t, b) = (self.node(to, ctx), self.node(base, ctx));
                 let e = if self.prep.looping.contains(&to) {
-                    Edge::Unknown(t)
+                    Edge::Loop(t, offset)
                 } else {
                     Edge::Field(t, offset)
                 };
@@ -1136,10 +1158,10 @@ impl Solver {
                 offset,
                 node,
             } => {
-                let off = if self.aggregate.contains(&node) {
-                    -1
-                } else {
-                    offset
+                let off = match self.prep.collapsed.get(&global) {
+                    _ if self.aggregate.contains(&node) => -1,
+                    Some(&elem) => offset % elem,
+                    None => offset,
                 };
                 if off >= 0 {
                     self.initialized_fields.insert(global);
@@ -1537,6 +1559,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         looping: HashSet::default(),
         wrapper: HashSet::default(),
         sizes: HashMap::default(),
+        collapsed: HashMap::default(),
         wrapper_offsets: HashMap::default(),
         copy_length: HashMap::default(),
         wrapper_inner: HashMap::default(),
@@ -1591,6 +1614,10 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<prep_rows::object_size>()? {
         let r = r?;
         p.sizes.insert(sym.intern(r.obj), r.bytes);
+    }
+    for r in prep.rows::<prep_rows::collapsed_object>()? {
+        let r = r?;
+        p.collapsed.insert(sym.intern(r.obj), r.elem_bytes);
     }
     for r in prep.rows::<prep_rows::wrapper_inner>()? {
         let r = r?;
