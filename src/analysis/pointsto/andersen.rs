@@ -407,7 +407,8 @@ impl Solver {
         r
     }
 
-    /// An exact offset into `obj`, if it has a known size that holds it; else -1.
+    /// An exact offset into `obj`, if it has a known size that holds it (in a collapsed
+    /// array, modulo its element size); else -1.
     fn bounded(&self, obj: u32, off: i64) -> i32 {
         if off < 0 {
             return -1;
