@@ -410,16 +410,17 @@ impl Solver {
     /// An exact offset into `obj`, if it has a known size that holds it (in a collapsed
     /// array, modulo its element size); else -1.
     fn bounded(&self, obj: u32, off: i64) -> i32 {
+        let obj = self.cx.obj(obj);
         if off < 0 {
             return -1;
         }
-        if let Some(&elem) = self.prep.collapsed.get(&self.cx.obj(obj)) {
+        if let Some(&elem) = self.prep.collapsed.get(&obj) {
             return (off % elem as i64) as i32;
         }
         if off > self.prep.max_offset as i64 {
             return -1;
         }
-        match self.prep.sizes.get(&self.cx.obj(obj)) {
+        match self.prep.sizes.get(&obj) {
             Some(&size) if off < size as i64 => off as i32,
             _ => -1,
         }
