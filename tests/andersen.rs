@@ -329,9 +329,10 @@ fn indirection_phi_and_select() {
         assert_set(a, "*pr", a.sink("sink_r"), &["z"]);
         if a.mode == Mode::O0 {
             // At -O0 the variables are stack objects: what their memory holds.
-            // `pp = &p` stores p's address into memory: p escapes, its memory is at -1.
+            // `pp = &p` stores p's address into memory: p escapes, and keeps its one field.
             let p = a.stack_object("main", "p");
-            assert_set(a, "memory of p", a.field(&p, "-1"), &["x", "y"]);
+            assert_set(a, "memory of p", a.field(&p, "0"), &["x", "y"]);
+            assert_set(a, "memory of p at -1", a.field(&p, "-1"), &[]);
             let ppp = a.stack_object("main", "ppp");
             assert_set(a, "memory of ppp", a.field(&ppp, "0"), &["stack:main:%pp"]);
         }
@@ -353,35 +354,41 @@ fn struct_fields_nested_structs_and_arrays() {
             a.sink("sink_arr"),
             &["v", "w", "x", "y", "z"],
         );
-        // `&x` and `&w` are stored into memory: escaped, so their one location is -1 (s,
-        // whose address only goes to direct callees and a slot, keeps its fields: above).
-        assert_set(a, "offset of s.in.q", a.sink_fields("sink_inq"), &["w+-1"]);
-        assert_set(a, "offset of s->a", a.sink_fields("sink_a"), &["x+-1"]);
-        // `st->top++` stored back into memory: the cursor is somewhere in st (offset -1).
-        // And `st.top = st.slots` stores st's own address into memory: st escapes, so its
-        // one cell holds what `top` points to as well.
-        assert_set(
-            a,
-            "st.slots[1]",
-            a.sink("sink_pushed"),
-            &["stack:main:%st", "x", "y"],
-        );
+        // `&x` and `&w` are stored into memory: escaped, so they keep only the fields of
+        // their type, an int's one at 0.
+        assert_set(a, "offset of s.in.q", a.sink_fields("sink_inq"), &["w+0"]);
+        assert_set(a, "offset of s->a", a.sink_fields("sink_a"), &["x+0"]);
+        // `st->top++` stored back into memory: the cursor is somewhere in st (offset -1),
+        // so what is pushed through it is in st's cell -1, which `st.slots[1]` reads with
+        // its own. (`st.top = st.slots` stores st's address into memory: st escapes, but
+        // its 9 fields stay apart, so `top`'s own targets are not in the slots.)
+        assert_set(a, "st.slots[1]", a.sink("sink_pushed"), &["x", "y"]);
     });
 }
 
 #[test]
-fn escaped_objects_are_not_field_sensitive() {
+fn escaped_objects_keep_only_their_declared_fields() {
     for_both("escape", &["escape.c"], |a| {
         // `kept` is only passed to a direct callee: its fields stay apart.
         assert_set(a, "kept.b", a.sink("sink_kept"), &["y"]);
-        // `&escaped` is stored into the heap: one location, -1, holding both fields.
-        assert_set(a, "escaped.b", a.sink("sink_escaped"), &["x", "y"]);
+        // `&escaped` is stored into the heap, but its type has two fields: they stay apart.
+        assert_set(a, "escaped.b", a.sink("sink_escaped"), &["y"]);
+        // The heap block's size varies: one cell, holding all three addresses. The two
+        // typed objects are at their offset 0; `big` (40 fields) is one location, -1.
         assert_set(
             a,
             "blob[0]",
             a.sink_fields("sink_where"),
-            &["stack:main:%escaped+-1"],
+            &[
+                "stack:main:%escaped+0",
+                "stack:main:%named+0",
+                "stack:main:%big+-1",
+            ],
         );
+        // Inside `named.name` (an array of chars) no field begins: -1.
+        assert_set(a, "&named.name[3]", a.sink_fields("sink_name"), &["stack:main:%named+-1"]);
+        assert_set(a, "named.q", a.sink("sink_q"), &["x"]);
+        assert_set(a, "big.p[1]", a.sink("sink_big"), &["x", "y"]);
     });
 }
 

@@ -104,9 +104,8 @@ enum Sub {
 /// One memory-copy instruction (or modelled copying call).
 struct MemCopy {
     length: Option<i32>,
-    /// Pseudo-objects holding the copied contents by relative offset, per source key.
-    pseudos: Vec<(i32, u32)>,
-    dsts: Vec<Loc>,
+    /// The pseudo-object holding the copied contents by offset from the source position.
+    pseudo: u32,
     /// (node, is source) pairs already triggered.
     nodes: HashSet<(Node, bool)>,
 }
@@ -117,6 +116,8 @@ struct Prep {
     wrapper: HashSet<u32>,
     /// Objects of a known size; the others are field-insensitive (offset -1 only).
     sizes: HashMap<u32, i32>,
+    /// Escaped objects' field starts: their only exact offsets.
+    fields: HashMap<u32, HashSet<i32>>,
     /// Arrays of structs collapsed to one element: their element size.
     collapsed: HashMap<u32, i32>,
     wrapper_offsets: HashMap<u32, Vec<i32>>,
@@ -355,6 +356,8 @@ struct Solver {
     copy_objects: HashSet<u32>,
     /// While explaining (`--explain`): where each node first got the object asked about.
     provenance: Option<Provenance>,
+    /// Each object's node of its whole contents ([`Solver::whole`]).
+    whole: HashMap<u32, Node>,
 }
 
 impl Solver {
@@ -408,7 +411,8 @@ impl Solver {
     }
 
     /// An exact offset into `obj`, if it has a known size that holds it (in a collapsed
-    /// array, modulo its element size); else -1.
+    /// array, modulo its element size; in an escaped object with declared fields, only
+    /// where one begins); else -1.
     fn bounded(&self, obj: u32, off: i64) -> i32 {
         let obj = self.cx.obj(obj);
         if off < 0 {
@@ -419,6 +423,9 @@ impl Solver {
         }
         if off > self.prep.max_offset as i64 {
             return -1;
+        }
+        if let Some(fields) = self.prep.fields.get(&obj) {
+            return if fields.contains(&(off as i32)) { off as i32 } else { -1 };
         }
         match self.prep.sizes.get(&obj) {
             Some(&size) if off < size as i64 => off as i32,
@@ -636,6 +643,18 @@ impl Solver {
             || self.initialized_fields.contains(&obj)
     }
 
+    /// The node that every cell of `obj` copies into: what a read of the whole object sees.
+    /// Reads at -1 take an edge from it, one per object instead of one per cell.
+    fn whole(&mut self, obj: u32) -> Node {
+        if let Some(&w) = self.whole.get(&obj) {
+            return w;
+        }
+        let w = self.new_node(None);
+        self.whole.insert(obj, w);
+        self.subscribe(obj, Sub::All(w));
+        w
+    }
+
     fn subscribe(&mut self, obj: u32, s: Sub) {
         // A heap blob gathers a subscription per load: look them up in a set.
         if !self.sub_set.insert((obj, s)) {
@@ -653,7 +672,8 @@ impl Solver {
             Trigger::Load { to, whole } => {
                 // An object with one cell (-1) is read whole by the edge below.
                 if (f < 0 || whole) && self.has_fields(o) {
-                    self.subscribe(o, Sub::All(to));
+                    let w = self.whole(o);
+                    self.add_edge(w, Edge::Copy(to));
                 } else {
                     let c = self.cell(o, f);
                     self.add_edge(c, Edge::Copy(to));
@@ -681,11 +701,7 @@ impl Solver {
                 }
             }
             Trigger::CopyFrom { copy } => {
-                // Without a constant length, where a copy may land depends on the source
-                // offset: one pseudo-object per source offset.
-                let length = self.copies[copy as usize].length;
-                let key = if length.is_some() { 0 } else { f };
-                let pseudo = self.copy_pseudo(copy, key);
+                let MemCopy { length, pseudo, .. } = self.copies[copy as usize];
                 // From a collapsed array, only a copy within one element keeps offsets.
                 let whole_elements = match self.prep.collapsed.get(&self.cx.obj(o)) {
                     Some(&elem) => f >= 0 && length.is_none_or(|n| n > elem - f),
@@ -701,52 +717,21 @@ impl Solver {
                 self.subscribe(o, sub);
             }
             Trigger::CopyTo { copy } => {
-                if self.copies[copy as usize].dsts.contains(&(o, f)) {
-                    return;
-                }
-                self.copies[copy as usize].dsts.push((o, f));
-                for (key, pseudo) in self.copies[copy as usize].pseudos.clone() {
-                    let sub = self.copy_destination(copy, key, (o, f));
-                    self.subscribe(pseudo, sub);
-                }
+                let MemCopy { length, pseudo, .. } = self.copies[copy as usize];
+                // Within the constant length at `f + r`; without one, only a copy to offset 0
+                // keeps offsets (one to a higher offset than it reads from could shift the
+                // same contents upwards forever).
+                let exact = f >= 0 && (length.is_some() || f == 0);
+                let sub = Sub::Shift {
+                    target: o,
+                    delta: exact.then_some(f),
+                    min: 0,
+                    max: length.unwrap_or(i32::MAX),
+                    bounded: true,
+                };
+                self.subscribe(pseudo, sub);
             }
         }
-    }
-
-    /// How the pseudo-object of `copy` for source offset `key` lands at `(o, f)`: within
-    /// the constant length at `f + r`; without one, at `f + r` only when that does not
-    /// move the contents to a higher offset than they were read from (else unbounded
-    /// shifts could repeat forever), at -1 otherwise.
-    fn copy_destination(&self, copy: u32, key: i32, (o, f): Loc) -> Sub {
-        let length = self.copies[copy as usize].length;
-        let exact = f >= 0 && (length.is_some() || (key >= 0 && f <= key));
-        Sub::Shift {
-            target: o,
-            delta: exact.then_some(f),
-            min: 0,
-            max: length.unwrap_or(i32::MAX),
-            bounded: true,
-        }
-    }
-
-    fn copy_pseudo(&mut self, copy: u32, key: i32) -> u32 {
-        if let Some(&(_, p)) = self.copies[copy as usize]
-            .pseudos
-            .iter()
-            .find(|(k, _)| *k == key)
-        {
-            return p;
-        }
-        // Named after nothing a fact can name.
-        let pseudo = self.sym.intern(&format!("\u{0}copy{copy}@{key}"));
-        self.copy_objects.insert(pseudo);
-        let pseudo = self.cx.inst(0, pseudo);
-        self.copies[copy as usize].pseudos.push((key, pseudo));
-        for dst in self.copies[copy as usize].dsts.clone() {
-            let sub = self.copy_destination(copy, key, dst);
-            self.subscribe(pseudo, sub);
-        }
-        pseudo
     }
 
     /// A memory copy from `*src` to `*dst` by instruction `instr` in context `ctx`; every
@@ -756,10 +741,12 @@ impl Solver {
             Some(&c) => c,
             None => {
                 let c = self.copies.len() as u32;
+                // Named after nothing a fact can name.
+                let pseudo = self.sym.intern(&format!("\u{0}copy{c}"));
+                self.copy_objects.insert(pseudo);
                 self.copies.push(MemCopy {
                     length: self.prep.copy_length.get(&instr).copied(),
-                    pseudos: Vec::new(),
-                    dsts: Vec::new(),
+                    pseudo: self.cx.inst(0, pseudo),
                     nodes: HashSet::default(),
                 });
                 self.copy_index.insert((instr, ctx), c);
@@ -1537,6 +1524,7 @@ pub fn solve(
         copy_index: HashMap::default(),
         copy_objects: HashSet::default(),
         provenance: None,
+        whole: HashMap::default(),
     };
     if let Some(ask) = explain {
         let object = s.sym.intern(&ask.object);
@@ -1561,6 +1549,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         looping: HashSet::default(),
         wrapper: HashSet::default(),
         sizes: HashMap::default(),
+        fields: HashMap::default(),
         collapsed: HashMap::default(),
         wrapper_offsets: HashMap::default(),
         copy_length: HashMap::default(),
@@ -1616,6 +1605,10 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<prep_rows::object_size>()? {
         let r = r?;
         p.sizes.insert(sym.intern(r.obj), r.bytes);
+    }
+    for r in prep.rows::<prep_rows::object_field>()? {
+        let r = r?;
+        p.fields.entry(sym.intern(r.obj)).or_default().insert(r.offset);
     }
     for r in prep.rows::<prep_rows::collapsed_object>()? {
         let r = r?;
