@@ -599,6 +599,10 @@ fn memcpy_of_structs_holding_pointers() {
         assert_set(a, "b.inner.a", a.sink("sink_ia"), &["x"]);
         assert_set(a, "b.inner.b", a.sink("sink_ib"), &["y", "z"]);
         assert_set(a, "arr[2] after the shift", a.sink("sink_shift"), &["x"]);
+        // low's copy lands at 0: exactly, so low[2] gets only what low[3] holds, nothing.
+        // mid's lands at 8 > 0: at -1, which mid[0] reads too.
+        assert_set(a, "low[2] after the copy to 0", a.sink("sink_down"), &["y"]);
+        assert_set(a, "mid[0] after the copy to 8", a.sink("sink_down_inner"), &["x", "y"]);
     });
 }
 
