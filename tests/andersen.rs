@@ -493,12 +493,29 @@ fn arrays_of_structs_collapse_to_one_element() {
         // `l++` steps through regs: each field keeps its own contents.
         assert_set(a, "l->name", a.sink("sink_name"), &[".str", ".str.1"]);
         assert_set(a, "l->func", a.sink("sink_func"), &["f1()", "f2()"]);
+        // So does a variable index, whose stride is the element size.
+        assert_set(a, "regs[argc].name", a.sink("sink_name_at"), &[".str", ".str.1"]);
+        assert_set(a, "regs[argc].func", a.sink("sink_func_at"), &["f1()", "f2()"]);
         // Every element shares the cells of its fields: local[2].a = &z reaches local[3].a.
         assert_set(a, "local[3].a", a.sink("sink_a"), &["x", "z"]);
         assert_set(a, "local[1].b", a.sink("sink_b"), &["y"]);
         // A copy within one element keeps the fields; one of two elements goes to -1.
         assert_set(a, "copy.a", a.sink("sink_c"), &["x", "z"]);
         assert_set(a, "two[0].b", a.sink("sink_d"), &["x", "y", "z"]);
+    });
+}
+
+#[test]
+fn heap_objects_typed_by_use_and_variable_indices() {
+    for_both("heap_types", &["heap_types.c"], |a| {
+        // `malloc(n * sizeof *ps)` indexed only as `struct pair`: a collapsed array of
+        // pairs, so `a` and `b` stay apart at any index (ps[k].a = &z reaches ps[k + 1].a).
+        assert_set(a, "ps[k + 1].a", a.sink("sink_a"), &["x", "z"]);
+        assert_set(a, "ps[k].b", a.sink("sink_b"), &["y"]);
+        // The same for a wrapper's call, typed by its caller's uses.
+        assert_set(a, "qs[k].b", a.sink("sink_c"), &["z"]);
+        // Indexed as `struct pair` and as `struct other`: one cell with both stores.
+        assert_set(a, "r1[0].b", a.sink("sink_d"), &["x", "z"]);
     });
 }
 
@@ -557,6 +574,7 @@ fn wrappers_behind_function_pointers() {
 #[test]
 fn indirect_calls_filtered_by_type() {
     for_both("calltypes", &["calltypes.c"], |a| {
+        // Not `count`: no parameter, as `ret_x`, but it returns a `long` to a pointer call.
         assert_set(
             a,
             "indirect calls in main",

@@ -75,6 +75,7 @@ const SOUND: &[&[&str]] = &[
     &["fields.c"],
     &["funcptr.c"],
     &["globals.c"],
+    &["heap_types.c"],
     &["indirection.c"],
     &["link_app.c", "link_lib.c"],
     &["list.c"],
@@ -209,7 +210,7 @@ fn context_sensitive_results_hold_at_run_time() {
         let o = validate(&["--mem2reg", "--program", "lua", "--context", context], &[]);
         assert!(o.status.success(), "lua {context}:\n{}", report(&o));
         assert_eq!(violations(&o), (0, 0));
-        assert!(observed(&o) > 50_000, "{}", report(&o));
+        assert!(observed(&o) > 20_000, "{}", report(&o));
     }
 }
 
@@ -221,6 +222,7 @@ fn lua_runs_within_its_points_to_sets() {
         let o = validate(&[form, &["--program", "lua"]].concat(), &[]);
         assert!(o.status.success(), "{form:?}:\n{}", report(&o));
         assert_eq!(violations(&o), (0, 0));
-        assert!(observed(&o) > 50_000, "{}", report(&o));
+        // Offsets into collapsed arrays (Lua's stack among them) count modulo the element.
+        assert!(observed(&o) > 20_000, "{}", report(&o));
     }
 }

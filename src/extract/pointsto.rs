@@ -65,6 +65,18 @@ unsafe fn const_index(v: LLVMValueRef) -> Option<i64> {
     }
 }
 
+/// A getelementptr's landing: constant part, index path, and the stride of its
+/// non-constant indices (0 when all are constants).
+struct GepOffset {
+    offset: i32,
+    path: String,
+    stride: u64,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 fn is_aggregate_type(t: LLVMTypeRef) -> bool {
     matches!(
         unsafe { LLVMGetTypeKind(t) },
@@ -320,52 +332,64 @@ impl Worker<'_> {
         }
     }
 
-    /// Byte offset and index path of a getelementptr with source element type `src` and
-    /// `indices`; none when an index is not a scalar constant or the offset exceeds i32.
+    /// Where a getelementptr with source element type `src` and `indices` lands: its
+    /// constant byte offset, its index path when every index is a constant, and the
+    /// greatest common divisor of the strides of its non-constant indices (0 when there
+    /// are none); none when a struct index is not a constant, a type has no fixed layout,
+    /// or the offset exceeds i32.
     unsafe fn pt_gep_offset(
         &mut self,
         src: LLVMTypeRef,
         indices: &[LLVMValueRef],
-    ) -> Option<(i32, String)> {
+    ) -> Option<GepOffset> {
         unsafe {
             let mut path = String::new();
             let mut offset: i128 = 0;
+            let mut stride: u64 = 0;
             let mut cur = src;
             for (k, &ix) in indices.iter().enumerate() {
-                let c = const_index(ix)?;
+                let c = const_index(ix);
                 if k > 0 {
                     path.push('.');
                 }
-                path.push_str(&c.to_string());
-                if k == 0 {
-                    if c != 0 {
-                        offset += c as i128 * self.pt_alloc_size(cur)? as i128;
-                    }
-                    continue;
+                if let Some(c) = c {
+                    path.push_str(&c.to_string());
                 }
-                match LLVMGetTypeKind(cur) {
-                    LLVMStructTypeKind => {
-                        let field = u32::try_from(c).ok()?;
+                let elem = match (k, LLVMGetTypeKind(cur)) {
+                    (0, _) => cur,
+                    (_, LLVMStructTypeKind) => {
+                        let field = u32::try_from(c?).ok()?;
                         if field >= LLVMCountStructElementTypes(cur) {
                             return None;
                         }
                         offset += self.pt_field_offset(cur, field)? as i128;
                         cur = LLVMStructGetTypeAtIndex(cur, field);
+                        continue;
                     }
-                    LLVMArrayTypeKind | LLVMVectorTypeKind => {
+                    (_, LLVMArrayTypeKind | LLVMVectorTypeKind) => {
                         cur = LLVMGetElementType(cur);
-                        if c != 0 {
-                            offset += c as i128 * self.pt_alloc_size(cur)? as i128;
-                        }
+                        cur
                     }
                     _ => return None,
+                };
+                match c {
+                    Some(0) => {}
+                    Some(c) => offset += c as i128 * self.pt_alloc_size(elem)? as i128,
+                    // A zero-size element keeps the stride unknown (1 divides everything).
+                    None => stride = gcd(stride, self.pt_alloc_size(elem)?.max(1)),
                 }
             }
-            Some((i32::try_from(offset).ok()?, path))
+            Some(GepOffset {
+                offset: i32::try_from(offset).ok()?,
+                path,
+                stride,
+            })
         }
     }
 
-    /// `pt_field` or `pt_offset_unknown` for `to = gep base, indices`.
+    /// `pt_field` for `to = gep base, indices` with constant indices, else
+    /// `pt_offset_unknown` (and `pt_offset_stride` when its variable indices step by a
+    /// known stride).
     unsafe fn pt_gep(
         &mut self,
         site: &Id,
@@ -378,7 +402,15 @@ impl Worker<'_> {
         unsafe {
             let scalar = LLVMGetTypeKind(result_ty) == LLVMPointerTypeKind;
             match scalar.then(|| self.pt_gep_offset(src, indices)).flatten() {
-                Some((offset, path)) => fact!(self.out, pt_field, site, to, base, offset, path),
+                Some(g) if g.stride == 0 => {
+                    fact!(self.out, pt_field, site, to, base, g.offset, g.path)
+                }
+                Some(g) => {
+                    fact!(self.out, pt_offset_unknown, site, to, base);
+                    if let Ok(stride) = i32::try_from(g.stride) {
+                        fact!(self.out, pt_offset_stride, site, g.offset, stride);
+                    }
+                }
                 None => fact!(self.out, pt_offset_unknown, site, to, base),
             }
         }

@@ -727,6 +727,8 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_field(instr: symbol, to: symbol, base: symbol, offset: number, path: symbol)
     "getelementptr with a non-constant or vector index, or an offset beyond 32 bits: `to` points somewhere into what `base` points to."
     pt_offset_unknown(instr: symbol, to: symbol, base: symbol)
+    "For a `pt_offset_unknown` getelementptr whose non-constant indices all step over sized types: `to = base + offset + i * stride` bytes for some integer `i` (`stride`: the greatest common divisor of those types' sizes)."
+    pt_offset_stride(instr: symbol, offset: number, stride: number)
     "`to = *addr`: load of a pointer node, the old value of atomicrmw xchg and cmpxchg, masked loads and gathers."
     pt_load(instr: symbol, to: symbol, addr: symbol)
     "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters; and a store of an integer at least as wide as a pointer that a ptrtoint or ptrtoaddr instruction made of `value`, directly or through phi, select, freeze and bitcast (`store i64 (ptrtoint ptr %p to i64), ptr %slot`)."

@@ -50,6 +50,10 @@ enum Edge {
     /// Pointer arithmetic in a loop (`looping_field`): a constant offset in a collapsed
     /// array, -1 elsewhere.
     Loop(Node, i32),
+    /// A variable index (`pt_offset_stride`, by its index in `Solver::strides`): the
+    /// constant part in a collapsed array whose element size divides the stride, -1
+    /// elsewhere.
+    Stride(Node, u32),
 }
 
 /// What a node's new locations trigger.
@@ -168,6 +172,7 @@ enum Con {
     Copy { to: u32, from: u32 },
     Field { to: u32, base: u32, offset: i32 },
     Unknown { to: u32, base: u32 },
+    Stride { to: u32, base: u32, offset: i32, stride: i32 },
     Load { to: u32, addr: u32 },
     Store { instr: u32, addr: u32, value: u32 },
     Initializer { global: u32, offset: i32, node: u32 },
@@ -318,6 +323,9 @@ struct Solver {
     delta: Vec<LocSet>,
     edges: Vec<Vec<Edge>>,
     edge_set: HashSet<(Node, Edge)>,
+    /// The (constant offset, stride) pairs of `Edge::Stride`.
+    strides: Vec<(i32, i32)>,
+    stride_ids: HashMap<(i32, i32), u32>,
     triggers: Vec<Vec<Trigger>>,
     /// The nodes to process in the next wave.
     worklist: Vec<Node>,
@@ -493,7 +501,7 @@ impl Solver {
                 let t = self.find(t);
                 self.add_locs(t, set);
             }
-            Edge::Field(t, _) | Edge::Unknown(t) | Edge::Loop(t, _) => {
+            Edge::Field(t, _) | Edge::Unknown(t) | Edge::Loop(t, _) | Edge::Stride(t, _) => {
                 // Locations at -1 stay where they are: one bitmap operation for those.
                 let t = self.find(t);
                 let (unknown, known) = set.split(&self.unknown_locs);
@@ -524,6 +532,16 @@ impl Solver {
                     -1
                 } else {
                     self.bounded(o, f as i64 + k as i64)
+                };
+                (t, (o, off))
+            }
+            Edge::Stride(t, i) => {
+                let (k, stride) = self.strides[i as usize];
+                let off = match self.prep.collapsed.get(&self.cx.obj(o)) {
+                    Some(&elem) if f >= 0 && stride % elem == 0 => {
+                        self.bounded(o, f as i64 + k as i64)
+                    }
+                    _ => -1,
                 };
                 (t, (o, off))
             }
@@ -848,7 +866,10 @@ impl Solver {
                     self.add_trigger(a, store);
                 }
             }
-            let delta = if sized { Some(0) } else { None };
+            // The inner objects' offsets are the wrapper's own only when they have its
+            // one constant size; a collapsed (typed) call object takes them at -1.
+            let collapsed = self.prep.collapsed.contains_key(&call_sym);
+            let delta = if sized && !collapsed { Some(0) } else { None };
             for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
                 let inner = self.cx.inst(y, inner);
                 self.subscribe(
@@ -1124,6 +1145,24 @@ impl Solver {
             Con::Unknown { to, base } => {
                 let (t, b) = (self.node(to, ctx), self.node(base, ctx));
                 self.add_edge(b, Edge::Unknown(t));
+            }
+            Con::Stride {
+                to,
+                base,
+                offset,
+                stride,
+            } => {
+                let (t, b) = (self.node(to, ctx), self.node(base, ctx));
+                let i = match self.stride_ids.get(&(offset, stride)) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.strides.len() as u32;
+                        self.strides.push((offset, stride));
+                        self.stride_ids.insert((offset, stride), i);
+                        i
+                    }
+                };
+                self.add_edge(b, Edge::Stride(t, i));
             }
             Con::Load { to, addr } => {
                 let whole = self.aggregate.contains(&to);
@@ -1499,6 +1538,8 @@ pub fn solve(
         delta: Vec::new(),
         edges: Vec::new(),
         edge_set: HashSet::default(),
+        strides: Vec::new(),
+        stride_ids: HashMap::default(),
         triggers: Vec::new(),
         worklist: Vec::new(),
         queued: Vec::new(),
@@ -1809,10 +1850,28 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let offset = r.offset;
         ld.add(s, to, Con::Field { to, base, offset });
     }
+    // A stride matters only where a collapsed array's element size divides it.
+    let elems: HashSet<i32> = s.prep.collapsed.values().copied().collect();
+    let mut strides = HashMap::default();
+    for r in facts.rows::<rows::pt_offset_stride>()? {
+        let r = r?;
+        if elems.iter().any(|&e| r.stride % e == 0) {
+            strides.insert(s.sym.intern(r.instr), (r.offset, r.stride));
+        }
+    }
     for r in facts.rows::<rows::pt_offset_unknown>()? {
         let r = r?;
         let (to, base) = (s.sym.intern(r.to), s.sym.intern(r.base));
-        ld.add(s, to, Con::Unknown { to, base });
+        let con = match strides.get(&s.sym.intern(r.instr)) {
+            Some(&(offset, stride)) => Con::Stride {
+                to,
+                base,
+                offset,
+                stride,
+            },
+            None => Con::Unknown { to, base },
+        };
+        ld.add(s, to, con);
     }
     for r in facts.rows::<rows::pt_load>()? {
         let r = r?;
