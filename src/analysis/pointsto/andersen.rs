@@ -114,16 +114,23 @@ struct MemCopy {
     nodes: HashSet<(Node, bool)>,
 }
 
+/// Which offsets into an object are exact (`object_size`, `object_field` and
+/// `collapsed_object` in the prep rules).
+enum Layout {
+    /// Every offset below the size.
+    Sized(i32),
+    /// Only these (escaped objects, at the fields their declared type has).
+    Fields(HashSet<i32>),
+    /// Every offset, modulo the element size (arrays of structs, heap objects typed by use).
+    Collapsed(i32),
+}
+
 struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
     wrapper: HashSet<u32>,
-    /// Objects of a known size; the others are field-insensitive (offset -1 only).
-    sizes: HashMap<u32, i32>,
-    /// Escaped objects' field starts: their only exact offsets.
-    fields: HashMap<u32, HashSet<i32>>,
-    /// Arrays of structs collapsed to one element: their element size.
-    collapsed: HashMap<u32, i32>,
+    /// Objects with exact offsets; the others are field-insensitive (offset -1 only).
+    layouts: HashMap<u32, Layout>,
     wrapper_offsets: HashMap<u32, Vec<i32>>,
     copy_length: HashMap<u32, i32>,
     wrapper_inner: HashMap<u32, Vec<u32>>,
@@ -426,17 +433,11 @@ impl Solver {
         if off < 0 {
             return -1;
         }
-        if let Some(&elem) = self.prep.collapsed.get(&obj) {
-            return (off % elem as i64) as i32;
-        }
-        if off > self.prep.max_offset as i64 {
-            return -1;
-        }
-        if let Some(fields) = self.prep.fields.get(&obj) {
-            return if fields.contains(&(off as i32)) { off as i32 } else { -1 };
-        }
-        match self.prep.sizes.get(&obj) {
-            Some(&size) if off < size as i64 => off as i32,
+        match self.prep.layouts.get(&obj) {
+            Some(&Layout::Collapsed(elem)) => (off % elem as i64) as i32,
+            _ if off > self.prep.max_offset as i64 => -1,
+            Some(Layout::Fields(fields)) if fields.contains(&(off as i32)) => off as i32,
+            Some(&Layout::Sized(size)) if off < size as i64 => off as i32,
             _ => -1,
         }
     }
@@ -527,8 +528,7 @@ impl Solver {
                 (t, (o, off))
             }
             Edge::Loop(t, k) => {
-                let collapsed = self.prep.collapsed.contains_key(&self.cx.obj(o));
-                let off = if f < 0 || !collapsed {
+                let off = if f < 0 || self.prep.collapsed(self.cx.obj(o)).is_none() {
                     -1
                 } else {
                     self.bounded(o, f as i64 + k as i64)
@@ -537,8 +537,8 @@ impl Solver {
             }
             Edge::Stride(t, i) => {
                 let (k, stride) = self.strides[i as usize];
-                let off = match self.prep.collapsed.get(&self.cx.obj(o)) {
-                    Some(&elem) if f >= 0 && stride % elem == 0 => {
+                let off = match self.prep.collapsed(self.cx.obj(o)) {
+                    Some(elem) if f >= 0 && stride % elem == 0 => {
                         self.bounded(o, f as i64 + k as i64)
                     }
                     _ => -1,
@@ -656,7 +656,7 @@ impl Solver {
     /// memory copies' pseudo-objects, and globals whose initializer stores at an offset.
     fn has_fields(&self, obj: u32) -> bool {
         let obj = self.cx.obj(obj);
-        self.prep.sizes.contains_key(&obj)
+        self.prep.layouts.contains_key(&obj)
             || self.copy_objects.contains(&obj)
             || self.initialized_fields.contains(&obj)
     }
@@ -721,8 +721,8 @@ impl Solver {
             Trigger::CopyFrom { copy } => {
                 let MemCopy { length, pseudo, .. } = self.copies[copy as usize];
                 // From a collapsed array, only a copy within one element keeps offsets.
-                let whole_elements = match self.prep.collapsed.get(&self.cx.obj(o)) {
-                    Some(&elem) => f >= 0 && length.is_none_or(|n| n > elem - f),
+                let whole_elements = match self.prep.collapsed(self.cx.obj(o)) {
+                    Some(elem) => f >= 0 && length.is_none_or(|n| n > elem - f),
                     None => false,
                 };
                 let sub = Sub::Shift {
@@ -835,7 +835,7 @@ impl Solver {
             let heap = self.cx.inst(x, call_sym);
             // Sized (direct calls of one-size wrappers): field-sensitive at the offsets the
             // wrapper returns or stores; else one location at -1.
-            let sized = self.prep.sizes.contains_key(&call_sym);
+            let sized = self.prep.layouts.contains_key(&call_sym);
             let loc = |s: &Self, off: i32| {
                 if sized && off >= 0 {
                     (heap, s.bounded(heap, off as i64))
@@ -868,7 +868,7 @@ impl Solver {
             }
             // The inner objects' offsets are the wrapper's own only when they have its
             // one constant size; a collapsed (typed) call object takes them at -1.
-            let collapsed = self.prep.collapsed.contains_key(&call_sym);
+            let collapsed = self.prep.collapsed(call_sym).is_some();
             let delta = if sized && !collapsed { Some(0) } else { None };
             for inner in self.prep.wrapper_inner.get(&f).cloned().unwrap_or_default() {
                 let inner = self.cx.inst(y, inner);
@@ -1186,9 +1186,9 @@ impl Solver {
                 offset,
                 node,
             } => {
-                let off = match self.prep.collapsed.get(&global) {
+                let off = match self.prep.collapsed(global) {
                     _ if self.aggregate.contains(&node) => -1,
-                    Some(&elem) => offset % elem,
+                    Some(elem) => offset % elem,
                     None => offset,
                 };
                 if off >= 0 {
@@ -1584,14 +1584,22 @@ pub fn solve(
     Ok(out)
 }
 
+impl Prep {
+    /// The element size of a collapsed object.
+    fn collapsed(&self, obj: u32) -> Option<i32> {
+        match self.layouts.get(&obj) {
+            Some(&Layout::Collapsed(elem)) => Some(elem),
+            _ => None,
+        }
+    }
+}
+
 fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let mut p = Prep {
         linked: HashMap::default(),
         looping: HashSet::default(),
         wrapper: HashSet::default(),
-        sizes: HashMap::default(),
-        fields: HashMap::default(),
-        collapsed: HashMap::default(),
+        layouts: HashMap::default(),
         wrapper_offsets: HashMap::default(),
         copy_length: HashMap::default(),
         wrapper_inner: HashMap::default(),
@@ -1643,17 +1651,20 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         let r = r?;
         p.copy_length.insert(sym.intern(r.instr), r.bytes);
     }
+    // Collapsed and typed objects have a size too: their layout says more.
     for r in prep.rows::<prep_rows::object_size>()? {
         let r = r?;
-        p.sizes.insert(sym.intern(r.obj), r.bytes);
+        p.layouts.insert(sym.intern(r.obj), Layout::Sized(r.bytes));
     }
+    let mut fields: HashMap<u32, HashSet<i32>> = HashMap::default();
     for r in prep.rows::<prep_rows::object_field>()? {
         let r = r?;
-        p.fields.entry(sym.intern(r.obj)).or_default().insert(r.offset);
+        fields.entry(sym.intern(r.obj)).or_default().insert(r.offset);
     }
+    p.layouts.extend(fields.into_iter().map(|(o, f)| (o, Layout::Fields(f))));
     for r in prep.rows::<prep_rows::collapsed_object>()? {
         let r = r?;
-        p.collapsed.insert(sym.intern(r.obj), r.elem_bytes);
+        p.layouts.insert(sym.intern(r.obj), Layout::Collapsed(r.elem_bytes));
     }
     for r in prep.rows::<prep_rows::wrapper_inner>()? {
         let r = r?;
@@ -1851,7 +1862,7 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         ld.add(s, to, Con::Field { to, base, offset });
     }
     // A stride matters only where a collapsed array's element size divides it.
-    let elems: HashSet<i32> = s.prep.collapsed.values().copied().collect();
+    let elems: HashSet<i32> = s.prep.layouts.keys().filter_map(|&o| s.prep.collapsed(o)).collect();
     let mut strides = HashMap::default();
     for r in facts.rows::<rows::pt_offset_stride>()? {
         let r = r?;
