@@ -114,6 +114,25 @@ struct MemCopy {
     nodes: HashSet<(Node, bool)>,
 }
 
+/// What a helper node of the solver stands for, as `--explain` names it.
+#[derive(Clone, Copy)]
+enum Helper {
+    /// Everything the memory of this object (instance) holds ([`Solver::whole`]).
+    Whole(u32),
+    /// A fresh object (instance) that a call stores through its argument.
+    StoredFresh(u32),
+    /// What the memory of a model's argument holds (function name).
+    ArgumentMemory(u32),
+    /// Anywhere in what a model's argument points to (function name).
+    IntoArgument(u32),
+    /// The nodes a linked-structure model links (function name).
+    Links(u32),
+    /// The variadic arguments of a function (its symbol).
+    Varargs(u32),
+    /// What a `va_list` refers to.
+    VaList,
+}
+
 /// Which offsets into an object are exact (`object_size`, `object_field` and
 /// `collapsed_object` in the prep rules).
 enum Layout {
@@ -373,6 +392,8 @@ struct Solver {
     provenance: Option<Provenance>,
     /// Each object's node of its whole contents ([`Solver::whole`]).
     whole: HashMap<u32, Node>,
+    /// While explaining: what the helper nodes stand for.
+    helpers: HashMap<Node, Helper>,
 }
 
 impl Solver {
@@ -386,6 +407,15 @@ impl Solver {
         let n = self.new_node(Some(sym));
         self.node_ctx[n as usize] = ctx;
         self.named.insert(key, n);
+        n
+    }
+
+    /// A node that no constraint names; `--explain` calls it by `what`.
+    fn helper(&mut self, what: Helper) -> Node {
+        let n = self.new_node(None);
+        if self.provenance.is_some() {
+            self.helpers.insert(n, what);
+        }
         n
     }
 
@@ -667,7 +697,7 @@ impl Solver {
         if let Some(&w) = self.whole.get(&obj) {
             return w;
         }
-        let w = self.new_node(None);
+        let w = self.helper(Helper::Whole(obj));
         self.whole.insert(obj, w);
         self.subscribe(obj, Sub::All(w));
         w
@@ -853,7 +883,7 @@ impl Solver {
                 if self.prep.out_chain_args.contains(&(call_sym, k)) {
                     continue;
                 }
-                let fresh = self.new_node(None);
+                let fresh = self.helper(Helper::StoredFresh(heap));
                 for off in offsets {
                     let l = loc(self, off);
                     self.add_loc(fresh, l);
@@ -952,7 +982,7 @@ impl Solver {
                 .unwrap_or_default()
             {
                 for a in arg(k) {
-                    let loaded = self.new_node(None);
+                    let loaded = self.helper(Helper::ArgumentMemory(name));
                     self.add_trigger(
                         a,
                         Trigger::Load {
@@ -995,7 +1025,7 @@ impl Solver {
         }
         for k in self.prep.out_alloc.get(&name).cloned().unwrap_or_default() {
             for a in arg(k) {
-                let fresh = self.new_node(None);
+                let fresh = self.helper(Helper::StoredFresh(heap));
                 self.add_loc(fresh, (heap, -1));
                 self.add_trigger(
                     a,
@@ -1015,7 +1045,7 @@ impl Solver {
         {
             for a in arg(k) {
                 for b in arg(s) {
-                    let anywhere = self.new_node(None);
+                    let anywhere = self.helper(Helper::IntoArgument(name));
                     self.add_edge(b, Edge::Unknown(anywhere));
                     self.add_trigger(
                         a,
@@ -1043,7 +1073,7 @@ impl Solver {
         if let Some(offsets) = self.prep.links.get(&name).cloned() {
             // One node for the call's set of locations: the arguments flow in, each link
             // field (a constant offset from the set) is loaded into it and stored from it.
-            let set = self.new_node(None);
+            let set = self.helper(Helper::Links(name));
             for &(_, a) in args {
                 self.add_edge(a, Edge::Copy(set));
             }
@@ -1215,8 +1245,8 @@ impl Solver {
             }
             Con::VaStart { list, func } => {
                 let l = self.node(list, ctx);
-                let va = self.new_node(None);
                 let varargs = self.cx.inst(ctx, func);
+                let va = self.helper(Helper::Varargs(varargs));
                 self.add_loc(va, (varargs, -1));
                 self.add_trigger(
                     l,
@@ -1228,7 +1258,7 @@ impl Solver {
             }
             Con::VaArg { to, list } => {
                 let (t, l) = (self.node(to, ctx), self.node(list, ctx));
-                let list = self.new_node(None);
+                let list = self.helper(Helper::VaList);
                 self.add_trigger(
                     l,
                     Trigger::Load {
@@ -1499,7 +1529,29 @@ impl Solver {
         if let Some((&name, _)) = self.any_call_arg.iter().find(|&(_, &a)| a == n) {
             return format!("what any call of {} receives", sym.resolve(name));
         }
-        format!("a helper node of the solver (#{n})")
+        let object = |o: u32| {
+            let heap_context = match self.cx.depth {
+                0 => String::new(),
+                _ => context(self.cx.insts[o as usize].0),
+            };
+            format!("{}{heap_context}", sym.resolve(self.cx.obj(o)))
+        };
+        match self.helpers.get(&n) {
+            Some(&Helper::Whole(o)) => format!("memory of {} at any offset", object(o)),
+            Some(&Helper::StoredFresh(o)) => {
+                format!("{}, stored through the call's argument", object(o))
+            }
+            Some(&Helper::ArgumentMemory(f)) => {
+                format!("what the memory of an argument of {} holds", sym.resolve(f))
+            }
+            Some(&Helper::IntoArgument(f)) => {
+                format!("somewhere in an argument of {}", sym.resolve(f))
+            }
+            Some(&Helper::Links(f)) => format!("the nodes {} links", sym.resolve(f)),
+            Some(&Helper::Varargs(o)) => format!("the variadic arguments of {}", object(o)),
+            Some(Helper::VaList) => "what a va_list refers to".to_string(),
+            None => format!("a helper node of the solver (#{n})"),
+        }
     }
 }
 
@@ -1566,6 +1618,7 @@ pub fn solve(
         copy_objects: HashSet::default(),
         provenance: None,
         whole: HashMap::default(),
+        helpers: HashMap::default(),
     };
     if let Some(ask) = explain {
         let object = s.sym.intern(&ask.object);
