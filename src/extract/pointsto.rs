@@ -375,7 +375,8 @@ impl Worker<'_> {
                 match c {
                     Some(0) => {}
                     Some(c) => offset += c as i128 * self.pt_alloc_size(elem)? as i128,
-                    // A zero-size element keeps the stride unknown (1 divides everything).
+                    // A zero-size element counts as a stride of one byte, so that a stride of
+                    // 0 always means constant indices.
                     None => stride = gcd(stride, self.pt_alloc_size(elem)?.max(1)),
                 }
             }

@@ -863,8 +863,9 @@ impl Solver {
         let outs = self.prep.out_wrapper.get(&f).cloned();
         if (wrapper && result.is_some()) || outs.is_some() {
             let heap = self.cx.inst(x, call_sym);
-            // Sized (direct calls of one-size wrappers): field-sensitive at the offsets the
-            // wrapper returns or stores; else one location at -1.
+            // Sized (direct calls of one-size wrappers, or typed by the caller's use):
+            // field-sensitive at the offsets the wrapper returns or stores; else one
+            // location at -1.
             let sized = self.prep.layouts.contains_key(&call_sym);
             let loc = |s: &Self, off: i32| {
                 if sized && off >= 0 {
