@@ -127,6 +127,8 @@ enum Helper {
     IntoArgument(u32),
     /// The nodes a linked-structure model links (function name).
     Links(u32),
+    /// What any call of a function receives (its name).
+    AnyCallArgument(u32),
     /// The variadic arguments of a function (its symbol).
     Varargs(u32),
     /// What a `va_list` refers to.
@@ -1297,7 +1299,7 @@ impl Solver {
         if let Some(&n) = self.any_call_arg.get(&name) {
             return n;
         }
-        let n = self.new_node(None);
+        let n = self.helper(Helper::AnyCallArgument(name));
         self.any_call_arg.insert(name, n);
         n
     }
@@ -1527,9 +1529,6 @@ impl Solver {
         if n == self.thrown {
             return "what may be thrown".to_string();
         }
-        if let Some((&name, _)) = self.any_call_arg.iter().find(|&(_, &a)| a == n) {
-            return format!("what any call of {} receives", sym.resolve(name));
-        }
         let object = |o: u32| {
             let heap_context = match self.cx.depth {
                 0 => String::new(),
@@ -1549,6 +1548,9 @@ impl Solver {
                 format!("somewhere in an argument of {}", sym.resolve(f))
             }
             Some(&Helper::Links(f)) => format!("the nodes {} links", sym.resolve(f)),
+            Some(&Helper::AnyCallArgument(f)) => {
+                format!("what any call of {} receives", sym.resolve(f))
+            }
             Some(&Helper::Varargs(o)) => format!("the variadic arguments of {}", object(o)),
             Some(Helper::VaList) => "what a va_list refers to".to_string(),
             None => format!("a helper node of the solver (#{n})"),
@@ -1916,7 +1918,12 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         ld.add(s, to, Con::Field { to, base, offset });
     }
     // A stride matters only where a collapsed array's element size divides it.
-    let elems: HashSet<i32> = s.prep.layouts.keys().filter_map(|&o| s.prep.collapsed(o)).collect();
+    let elems: HashSet<i32> = (s.prep.layouts.values())
+        .filter_map(|l| match *l {
+            Layout::Collapsed(elem) => Some(elem),
+            _ => None,
+        })
+        .collect();
     let mut strides = HashMap::default();
     for r in facts.rows::<rows::pt_offset_stride>()? {
         let r = r?;
