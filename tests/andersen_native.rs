@@ -252,3 +252,51 @@ fn explain_traces_a_pointer_back_to_its_object() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("only the native solver"));
 }
+
+/// `--explain` names the solver's own nodes by what they stand for: the node a read at an
+/// unknown offset takes the whole object from, and the fresh object an out-parameter
+/// wrapper stores through its argument.
+#[test]
+fn explain_names_the_solvers_helper_nodes() {
+    let dir = scratch("andersen-native-explain-helpers");
+    let src = dir.join("helpers.c");
+    std::fs::write(
+        &src,
+        "#include <stdlib.h>\nint y;\n\
+         int *any(int i) { int *a[4] = {0}; a[1] = &y; return a[i]; }\n\
+         void make(int **pp) { *pp = malloc(sizeof **pp); }\n\
+         int main(int argc, char **argv) { int *p; make(&p); return *p + *any(argc); }\n",
+    )
+    .unwrap();
+    let bc = dir.join("helpers.bc");
+    compile_mem2reg(&src, &dir.join("helpers.pre.bc"), &bc);
+    let explain = |pointer: &str, object: &str| -> Vec<String> {
+        let o = llfacts()
+            .args(["analyze", "-q", "--engine", "builtin", "--explain", pointer, object])
+            .arg(&bc)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).lines().map(str::to_string).collect()
+    };
+    // a[i] reads every cell of `a` (its alloca, the function's first instruction) through
+    // the whole-object node; &y was stored at offset 8, a[1].
+    let lines = explain("helpers:@main:%call", "helpers:@y");
+    assert_eq!(lines.len(), 8, "{lines:#?}");
+    assert_eq!(lines[2], "  helpers:@any:%0");
+    assert!(lines[3].starts_with("  what loads through helpers:@any:"), "{lines:#?}");
+    assert_eq!(lines[4], "  memory of helpers:@any:%entry:0 at any offset");
+    assert_eq!(lines[5], "  memory of helpers:@any:%entry:0 at offset 8");
+    assert!(lines[6].starts_with("  what stores through helpers:@any:"), "{lines:#?}");
+    // p holds make's heap object (named by main's call of make, main's second
+    // instruction after the alloca of p), which make stores through its argument.
+    let lines = explain("helpers:@main:%0", "helpers:@main:%entry:1");
+    assert_eq!(lines.len(), 6, "{lines:#?}");
+    assert_eq!(lines[2], "  what loads through helpers:@main:%p");
+    assert_eq!(lines[3], "  memory of helpers:@main:%entry:0 at offset 0");
+    assert_eq!(
+        lines[5],
+        "  helpers:@main:%entry:1, stored through the call's argument \
+         (by a constraint that names the object)"
+    );
+}

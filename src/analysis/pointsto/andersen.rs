@@ -17,7 +17,7 @@ use std::hash::Hasher;
 use anyhow::{Result, bail};
 use roaring::RoaringBitmap;
 
-use super::locset::LocSet;
+use super::locset::{LocSet, SetPool};
 
 use super::solution::Builder;
 use super::provenance::Provenance;
@@ -38,6 +38,9 @@ type Loc = (u32, i32);
 /// SQLite finish (every 100,000 edges: 135 s; 10,000: 195 s; doubling the interval each
 /// time, as before: over 10 minutes).
 const CYCLE_SEARCH_EVERY: usize = 100_000;
+/// Bytes of bitsets changed since equal sets were last made to share their words, above
+/// which they are shared again ([`SetPool`]).
+const SHARE_SETS_AFTER: usize = 128 << 20;
 type Node = u32;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -341,12 +344,20 @@ struct Solver {
     object_cells: HashMap<u32, Vec<(i32, Node)>>,
     subs: HashMap<u32, Vec<Sub>>,
     sub_set: HashSet<(u32, Sub)>,
+    /// (copy id × 2 + is source, location id) pairs subscribed ([`Solver::subscribe_copy`]).
+    copy_fired: HashSet<(u32, u32)>,
     /// Locations by dense id: points-to sets are bitmaps of these ids.
     locs: Vec<Loc>,
     loc_ids: HashMap<Loc, u32>,
     /// The ids of locations at offset -1.
     unknown_locs: LocSet,
     pts: Vec<LocSet>,
+    /// Equal bitsets in `pts` share their words; `changed` lists the nodes whose bitset
+    /// changed since it was last pooled (`changed_bytes` their size, `is_changed` by node).
+    pool: SetPool,
+    changed: Vec<Node>,
+    changed_bytes: usize,
+    is_changed: Vec<bool>,
     /// What each node gained since it was last processed.
     delta: Vec<LocSet>,
     edges: Vec<Vec<Edge>>,
@@ -424,6 +435,7 @@ impl Solver {
     fn new_node(&mut self, name: Option<u32>) -> Node {
         let n = self.pts.len() as Node;
         self.pts.push(LocSet::default());
+        self.is_changed.push(false);
         self.delta.push(LocSet::default());
         self.edges.push(Vec::new());
         self.triggers.push(Vec::new());
@@ -494,6 +506,7 @@ impl Solver {
         let id = self.loc_id(loc);
         let n = self.find(n);
         if self.pts[n as usize].insert(id) {
+            self.changed(n);
             if let Some(p) = &mut self.provenance {
                 p.gained_one(n, id);
             }
@@ -508,6 +521,7 @@ impl Solver {
         if new.is_empty() {
             return;
         }
+        self.changed(n);
         if let Some(p) = &mut self.provenance {
             p.gained(n, &new);
         }
@@ -518,6 +532,26 @@ impl Solver {
             delta.add_all(&new);
         }
         self.enqueue(n);
+    }
+
+    /// Notes that the set of `n` changed: a bitset may no longer share its words.
+    fn changed(&mut self, n: Node) {
+        if let LocSet::Dense { words, .. } = &self.pts[n as usize] {
+            if !std::mem::replace(&mut self.is_changed[n as usize], true) {
+                self.changed.push(n);
+                self.changed_bytes += words.len() * 8;
+            }
+        }
+    }
+
+    /// Makes the changed bitsets share their words with equal ones.
+    fn share_sets(&mut self) {
+        for n in std::mem::take(&mut self.changed) {
+            self.is_changed[n as usize] = false;
+            self.pool.share(&mut self.pts[n as usize]);
+        }
+        self.changed_bytes = 0;
+        self.pool.sweep();
     }
 
     fn enqueue(&mut self, n: Node) {
@@ -651,7 +685,11 @@ impl Solver {
         let n = self.new_node(None);
         self.cells.insert((obj, off), n);
         self.object_cells.entry(obj).or_default().push((off, n));
-        for s in self.subs.get(&obj).cloned().unwrap_or_default() {
+        // By index, not a copy of the list: a blob object gathers millions of
+        // subscriptions. Those added meanwhile connect the new cell themselves.
+        let count = self.subs.get(&obj).map_or(0, Vec::len);
+        for i in 0..count {
+            let s = self.subs[&obj][i];
             self.connect(s, off, n);
         }
         n
@@ -706,10 +744,22 @@ impl Solver {
     }
 
     fn subscribe(&mut self, obj: u32, s: Sub) {
-        // A heap blob gathers a subscription per load: look them up in a set.
-        if !self.sub_set.insert((obj, s)) {
-            return;
+        if self.sub_set.insert((obj, s)) {
+            self.add_subscription(obj, s);
         }
+    }
+
+    /// A memory copy's subscription for a location of its source (`from`) or destination;
+    /// once per (copy, direction, location), which determines the subscription. (A set of
+    /// those pairs is a third of the size of one of subscriptions: SQLite in 1-callsite
+    /// makes 18 million.)
+    fn subscribe_copy(&mut self, copy: u32, from: bool, loc: Loc, obj: u32, s: Sub) {
+        if self.copy_fired.insert((copy << 1 | from as u32, self.loc_ids[&loc])) {
+            self.add_subscription(obj, s);
+        }
+    }
+
+    fn add_subscription(&mut self, obj: u32, s: Sub) {
         self.subs.entry(obj).or_default().push(s);
         let cells = self.object_cells.get(&obj).cloned().unwrap_or_default();
         for (off, c) in cells {
@@ -764,7 +814,7 @@ impl Solver {
                     max: i32::MAX,
                     bounded: false,
                 };
-                self.subscribe(o, sub);
+                self.subscribe_copy(copy, true, (o, f), o, sub);
             }
             Trigger::CopyTo { copy } => {
                 let MemCopy { length, pseudo, .. } = self.copies[copy as usize];
@@ -779,7 +829,7 @@ impl Solver {
                     max: length.unwrap_or(i32::MAX),
                     bounded: true,
                 };
-                self.subscribe(pseudo, sub);
+                self.subscribe_copy(copy, false, (o, f), pseudo, sub);
             }
         }
     }
@@ -1322,8 +1372,12 @@ impl Solver {
                     self.new_copy_edges = 0;
                 }
                 self.process(n);
+                if self.changed_bytes > SHARE_SETS_AFTER {
+                    self.share_sets();
+                }
             }
         }
+        self.share_sets();
     }
 
     fn process(&mut self, n: Node) {
@@ -1421,6 +1475,31 @@ impl Solver {
         }
         for scc in merges {
             self.merge(&scc);
+        }
+        let live: usize = self.edges.iter().map(Vec::len).sum();
+        if self.edge_set.len() > 2 * live {
+            self.rebuild_edge_set();
+        }
+    }
+
+    /// Keeps one entry per edge in the edge set, under the representatives of its ends. A
+    /// merge moves a node's edges to its representative under new keys, and the old ones
+    /// stay: Lua in 2-callsite ended with 15.8 million entries for 2.1 million edges.
+    fn rebuild_edge_set(&mut self) {
+        self.edge_set = HashSet::default();
+        for n in 0..self.edges.len() as Node {
+            let mut edges = std::mem::take(&mut self.edges[n as usize]);
+            edges.retain_mut(|e| {
+                *e = match *e {
+                    Edge::Copy(t) => Edge::Copy(self.find(t)),
+                    Edge::Field(t, k) => Edge::Field(self.find(t), k),
+                    Edge::Unknown(t) => Edge::Unknown(self.find(t)),
+                    Edge::Loop(t, k) => Edge::Loop(self.find(t), k),
+                    Edge::Stride(t, k) => Edge::Stride(self.find(t), k),
+                };
+                *e != Edge::Copy(n) && self.edge_set.insert((n, *e))
+            });
+            self.edges[n as usize] = edges;
         }
     }
 
@@ -1586,10 +1665,15 @@ pub fn solve(
         object_cells: HashMap::default(),
         subs: HashMap::default(),
         sub_set: HashSet::default(),
+        copy_fired: HashSet::default(),
         locs: Vec::new(),
         loc_ids: HashMap::default(),
         unknown_locs: LocSet::default(),
         pts: Vec::new(),
+        pool: SetPool::default(),
+        changed: Vec::new(),
+        changed_bytes: 0,
+        is_changed: Vec::new(),
         delta: Vec::new(),
         edges: Vec::new(),
         edge_set: HashSet::default(),
@@ -2106,6 +2190,7 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
     // for (most nodes of a whole program point to one of a few large sets).
     let mut loc_ids = vec![u32::MAX; s.locs.len()];
     let mut set_of: HashMap<Node, u32> = HashMap::default();
+    let mut by_words: HashMap<usize, u32> = HashMap::default();
     let mut by_content: HashMap<u64, Vec<(Node, u32)>> = HashMap::default();
     let mut set = |out: &mut Builder, n: Node| -> u32 {
         let r = s.rep_of(n);
@@ -2113,6 +2198,11 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
             return id;
         }
         let pts = &s.pts[r as usize];
+        // Most large sets share their words with equal ones (`SetPool`).
+        if let Some(&id) = pts.words_address().and_then(|a| by_words.get(&a)) {
+            set_of.insert(r, id);
+            return id;
+        }
         let mut h = crate::fasthash::FastHasher::default();
         pts.iter().for_each(|l| h.write_u32(l));
         let same = by_content.entry(h.finish()).or_default();
@@ -2137,6 +2227,9 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         let id = out.set(RoaringBitmap::from_sorted_iter(locs).expect("sorted"));
         same.push((r, id));
         set_of.insert(r, id);
+        if let Some(a) = pts.words_address() {
+            by_words.insert(a, id);
+        }
         id
     };
     for n in 0..s.pts.len() {
@@ -2177,16 +2270,23 @@ fn contextual_outputs(
     // Each location's projected and contextual ids in the builder, made on first use.
     let mut proj_ids = vec![u32::MAX; s.locs.len()];
     let mut cs_ids = vec![u32::MAX; s.locs.len()];
-    // Each representative's sets: projected (a bitmap, to be united over contexts) and
-    // contextual (a set of the builder).
-    let mut proj_of: HashMap<Node, RoaringBitmap> = HashMap::default();
-    let mut cs_of: HashMap<Node, u32> = HashMap::default();
-    let mut sets_of = |out: &mut Builder, r: Node| -> u32 {
-        if let Some(&id) = cs_of.get(&r) {
-            return id;
+    // Each distinct set's projection (an index into `projs`, to be united over contexts)
+    // and contextual set (a set of the builder), by representative and, for bitsets, by
+    // the address of their words: most representatives share one of a few large sets.
+    let mut projs: Vec<RoaringBitmap> = Vec::new();
+    let mut of_rep: HashMap<Node, (u32, u32)> = HashMap::default();
+    let mut of_words: HashMap<usize, (u32, u32)> = HashMap::default();
+    let mut sets_of = |out: &mut Builder, r: Node| -> (u32, u32) {
+        if let Some(&ids) = of_rep.get(&r) {
+            return ids;
+        }
+        let pts = &s.pts[r as usize];
+        if let Some(&ids) = pts.words_address().and_then(|a| of_words.get(&a)) {
+            of_rep.insert(r, ids);
+            return ids;
         }
         let (mut proj, mut cs) = (Vec::new(), Vec::new());
-        for l in s.pts[r as usize].iter() {
+        for l in pts.iter() {
             let (o, f) = s.locs[l as usize];
             let (hctx, obj) = s.cx.insts[o as usize];
             if proj_ids[l as usize] == u32::MAX {
@@ -2200,45 +2300,47 @@ fn contextual_outputs(
         proj.sort_unstable();
         proj.dedup();
         cs.sort_unstable();
-        proj_of.insert(r, RoaringBitmap::from_sorted_iter(proj).expect("sorted"));
-        let id = out.cs_shared_set(RoaringBitmap::from_sorted_iter(cs).expect("sorted"));
-        cs_of.insert(r, id);
-        id
+        projs.push(RoaringBitmap::from_sorted_iter(proj).expect("sorted"));
+        let cs = out.cs_shared_set(RoaringBitmap::from_sorted_iter(cs).expect("sorted"));
+        let ids = (projs.len() as u32 - 1, cs);
+        of_rep.insert(r, ids);
+        if let Some(a) = pts.words_address() {
+            of_words.insert(a, ids);
+        }
+        ids
     };
-    let mut per_var: HashMap<u32, Vec<Node>> = HashMap::default();
+    let mut per_var: HashMap<u32, Vec<u32>> = HashMap::default();
     for n in 0..s.pts.len() {
         let Some(v) = s.node_name[n] else { continue };
-        let r = s.rep_of(n as Node);
-        let set = sets_of(&mut out, r);
-        out.cs_points_to(ctx_syms[s.node_ctx[n] as usize], v, set);
-        per_var.entry(v).or_default().push(r);
+        let (proj, cs) = sets_of(&mut out, s.rep_of(n as Node));
+        out.cs_points_to(ctx_syms[s.node_ctx[n] as usize], v, cs);
+        per_var.entry(v).or_default().push(proj);
     }
-    let mut per_cell: HashMap<(u32, i32), Vec<Node>> = HashMap::default();
+    let mut per_cell: HashMap<(u32, i32), Vec<u32>> = HashMap::default();
     for (&(o, off), &c) in &s.cells {
         let (hctx, obj) = s.cx.insts[o as usize];
         if s.copy_objects.contains(&obj) {
             continue;
         }
-        let r = s.rep_of(c);
-        let set = sets_of(&mut out, r);
-        out.cs_holds(ctx_syms[hctx as usize], obj, off, set);
-        per_cell.entry((obj, off)).or_default().push(r);
+        let (proj, cs) = sets_of(&mut out, s.rep_of(c));
+        out.cs_holds(ctx_syms[hctx as usize], obj, off, cs);
+        per_cell.entry((obj, off)).or_default().push(proj);
     }
-    let united = |reps: &mut Vec<Node>| -> RoaringBitmap {
-        reps.sort_unstable();
-        reps.dedup();
+    let united = |ids: &mut Vec<u32>| -> RoaringBitmap {
+        ids.sort_unstable();
+        ids.dedup();
         let mut all = RoaringBitmap::new();
-        for r in reps.iter() {
-            all |= &proj_of[r];
+        for &i in ids.iter() {
+            all |= &projs[i as usize];
         }
         all
     };
-    for (v, mut reps) in per_var {
-        let set = out.shared_set(united(&mut reps));
+    for (v, mut ids) in per_var {
+        let set = out.shared_set(united(&mut ids));
         out.points_to(v, set);
     }
-    for ((o, off), mut reps) in per_cell {
-        let set = out.shared_set(united(&mut reps));
+    for ((o, off), mut ids) in per_cell {
+        let set = out.shared_set(united(&mut ids));
         out.holds(o, off, set);
     }
     out.cs_call_edges = (s.cx.edges.iter())
