@@ -140,11 +140,12 @@ enum Helper {
 
 /// Which offsets into an object are exact (`object_size`, `object_field` and
 /// `collapsed_object` in the prep rules).
+#[derive(Clone)]
 enum Layout {
     /// Every offset below the size.
     Sized(i32),
-    /// Only these (escaped objects, at the fields their declared type has).
-    Fields(HashSet<i32>),
+    /// Only these, sorted (escaped objects, at the fields their declared type has).
+    Fields(std::rc::Rc<[i32]>),
     /// Every offset, modulo the element size (arrays of structs, heap objects typed by use).
     Collapsed(i32),
 }
@@ -348,6 +349,8 @@ struct Solver {
     copy_fired: HashSet<(u32, u32)>,
     /// Locations by dense id: points-to sets are bitmaps of these ids.
     locs: Vec<Loc>,
+    /// The layout of each location's object, by location id.
+    loc_layout: Vec<Option<Layout>>,
     loc_ids: HashMap<Loc, u32>,
     /// The ids of locations at offset -1.
     unknown_locs: LocSet,
@@ -473,14 +476,25 @@ impl Solver {
     /// array, modulo its element size; in an escaped object with declared fields, only
     /// where one begins); else -1.
     fn bounded(&self, obj: u32, off: i64) -> i32 {
-        let obj = self.cx.obj(obj);
+        self.exact(self.prep.layouts.get(&self.cx.obj(obj)), off)
+    }
+
+    /// [`Solver::bounded`] in the object of location `id`, whose layout is kept by id: a
+    /// field edge moves every location it carries.
+    fn bounded_at(&self, id: u32, off: i64) -> i32 {
+        self.exact(self.loc_layout[id as usize].as_ref(), off)
+    }
+
+    fn exact(&self, layout: Option<&Layout>, off: i64) -> i32 {
         if off < 0 {
             return -1;
         }
-        match self.prep.layouts.get(&obj) {
+        match layout {
             Some(&Layout::Collapsed(elem)) => (off % elem as i64) as i32,
             _ if off > self.prep.max_offset as i64 => -1,
-            Some(Layout::Fields(fields)) if fields.contains(&(off as i32)) => off as i32,
+            Some(Layout::Fields(fields)) if fields.binary_search(&(off as i32)).is_ok() => {
+                off as i32
+            }
             Some(&Layout::Sized(size)) if off < size as i64 => off as i32,
             _ => -1,
         }
@@ -492,6 +506,8 @@ impl Solver {
         }
         let i = self.locs.len() as u32;
         self.locs.push(loc);
+        let layout = self.prep.layouts.get(&self.cx.obj(loc.0)).cloned();
+        self.loc_layout.push(layout);
         self.loc_ids.insert(loc, i);
         if loc.1 < 0 {
             self.unknown_locs.insert(i);
@@ -574,14 +590,20 @@ impl Solver {
                 let (unknown, known) = set.split(&self.unknown_locs);
                 self.add_locs(t, &unknown);
                 for id in &known {
-                    let (t, l) = self.transform(e, self.locs[id as usize]);
+                    let (t, l) = self.transform(e, id);
                     self.add_loc(t, l);
                 }
             }
         }
     }
 
-    fn transform(&self, e: Edge, (o, f): Loc) -> (Node, Loc) {
+    /// Where edge `e` takes location `id`.
+    fn transform(&self, e: Edge, id: u32) -> (Node, Loc) {
+        let (o, f) = self.locs[id as usize];
+        let collapsed = || match self.loc_layout[id as usize] {
+            Some(Layout::Collapsed(elem)) => Some(elem),
+            _ => None,
+        };
         match e {
             Edge::Copy(t) => (t, (o, f)),
             Edge::Unknown(t) => (t, (o, -1)),
@@ -589,23 +611,23 @@ impl Solver {
                 let off = if f < 0 {
                     -1
                 } else {
-                    self.bounded(o, f as i64 + k as i64)
+                    self.bounded_at(id, f as i64 + k as i64)
                 };
                 (t, (o, off))
             }
             Edge::Loop(t, k) => {
-                let off = if f < 0 || self.prep.collapsed(self.cx.obj(o)).is_none() {
+                let off = if f < 0 || collapsed().is_none() {
                     -1
                 } else {
-                    self.bounded(o, f as i64 + k as i64)
+                    self.bounded_at(id, f as i64 + k as i64)
                 };
                 (t, (o, off))
             }
             Edge::Stride(t, i) => {
                 let (k, stride) = self.strides[i as usize];
-                let off = match self.prep.collapsed(self.cx.obj(o)) {
+                let off = match collapsed() {
                     Some(elem) if f >= 0 && stride % elem == 0 => {
-                        self.bounded(o, f as i64 + k as i64)
+                        self.bounded_at(id, f as i64 + k as i64)
                     }
                     _ => -1,
                 };
@@ -1667,6 +1689,7 @@ pub fn solve(
         sub_set: HashSet::default(),
         copy_fired: HashSet::default(),
         locs: Vec::new(),
+        loc_layout: Vec::new(),
         loc_ids: HashMap::default(),
         unknown_locs: LocSet::default(),
         pts: Vec::new(),
@@ -1801,7 +1824,11 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         let r = r?;
         fields.entry(sym.intern(r.obj)).or_default().insert(r.offset);
     }
-    p.layouts.extend(fields.into_iter().map(|(o, f)| (o, Layout::Fields(f))));
+    p.layouts.extend(fields.into_iter().map(|(o, f)| {
+        let mut f: Vec<i32> = f.into_iter().collect();
+        f.sort_unstable();
+        (o, Layout::Fields(f.into()))
+    }));
     for r in prep.rows::<prep_rows::collapsed_object>()? {
         let r = r?;
         p.layouts.insert(sym.intern(r.obj), Layout::Collapsed(r.elem_bytes));
