@@ -150,6 +150,16 @@ enum Layout {
     Collapsed(i32),
 }
 
+impl Layout {
+    /// The element size of a collapsed object.
+    fn element(&self) -> Option<i32> {
+        match *self {
+            Layout::Collapsed(elem) => Some(elem),
+            _ => None,
+        }
+    }
+}
+
 struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
@@ -600,10 +610,7 @@ impl Solver {
     /// Where edge `e` takes location `id`.
     fn transform(&self, e: Edge, id: u32) -> (Node, Loc) {
         let (o, f) = self.locs[id as usize];
-        let collapsed = || match self.loc_layout[id as usize] {
-            Some(Layout::Collapsed(elem)) => Some(elem),
-            _ => None,
-        };
+        let collapsed = || self.loc_layout[id as usize].as_ref().and_then(Layout::element);
         match e {
             Edge::Copy(t) => (t, (o, f)),
             Edge::Unknown(t) => (t, (o, -1)),
@@ -1750,10 +1757,7 @@ pub fn solve(
 impl Prep {
     /// The element size of a collapsed object.
     fn collapsed(&self, obj: u32) -> Option<i32> {
-        match self.layouts.get(&obj) {
-            Some(&Layout::Collapsed(elem)) => Some(elem),
-            _ => None,
-        }
+        self.layouts.get(&obj).and_then(Layout::element)
     }
 }
 
@@ -2029,12 +2033,7 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         ld.add(s, to, Con::Field { to, base, offset });
     }
     // A stride matters only where a collapsed array's element size divides it.
-    let elems: HashSet<i32> = (s.prep.layouts.values())
-        .filter_map(|l| match *l {
-            Layout::Collapsed(elem) => Some(elem),
-            _ => None,
-        })
-        .collect();
+    let elems: HashSet<i32> = s.prep.layouts.values().filter_map(Layout::element).collect();
     let mut strides = HashMap::default();
     for r in facts.rows::<rows::pt_offset_stride>()? {
         let r = r?;

@@ -18,8 +18,8 @@ const SPARSE_MAX: usize = 32;
 
 #[derive(Clone, Debug)]
 pub enum LocSet {
-    /// Sorted; at most `SPARSE_MAX` elements, or a difference smaller than its bitset
-    /// ([`LocSet::normalised`]).
+    /// Sorted; at most `SPARSE_MAX` elements, or a difference at most half the size of its
+    /// bitset ([`LocSet::normalised`]).
     Sparse(Vec<u32>),
     /// Bit `i` of word `i / 64` is location `i`; `len` counts the set bits.
     Dense { words: Rc<Vec<u64>>, len: usize },
@@ -205,8 +205,8 @@ impl LocSet {
     }
 
     /// Small sets are sparse (a difference of a few elements is iterated cheaply).
-    /// So are differences that would take more than twice the memory as bitsets: the new
-    /// elements of a large set, waiting in a queued node, are mostly few.
+    /// So are differences whose vector takes at most half the memory of their bitset: the
+    /// new elements of a large set, waiting in a queued node, are mostly few.
     fn normalised(self) -> LocSet {
         match self {
             LocSet::Dense { len, ref words } if len <= SPARSE_MAX.max(words.len()) => {
