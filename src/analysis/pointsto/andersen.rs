@@ -17,7 +17,7 @@ use std::hash::Hasher;
 use anyhow::{Result, bail};
 use roaring::RoaringBitmap;
 
-use super::locset::{LocSet, SetPool};
+use super::locset::{self, LocSet, SetPool};
 
 use super::solution::Builder;
 use super::provenance::Provenance;
@@ -38,8 +38,8 @@ type Loc = (u32, i32);
 /// SQLite finish (every 100,000 edges: 135 s; 10,000: 195 s; doubling the interval each
 /// time, as before: over 10 minutes).
 const CYCLE_SEARCH_EVERY: usize = 100_000;
-/// Bytes of bitsets changed since equal sets were last made to share their words, above
-/// which they are shared again ([`SetPool`]).
+/// Bytes of bitset chunks allocated since equal chunks and sets were last made to share
+/// their memory, above which they are shared again ([`SetPool`]).
 const SHARE_SETS_AFTER: usize = 128 << 20;
 type Node = u32;
 
@@ -365,11 +365,12 @@ struct Solver {
     /// The ids of locations at offset -1.
     unknown_locs: LocSet,
     pts: Vec<LocSet>,
-    /// Equal bitsets in `pts` share their words; `changed` lists the nodes whose bitset
-    /// changed since it was last pooled (`changed_bytes` their size, `is_changed` by node).
+    /// Equal bitsets in `pts` share their memory; `changed` lists the nodes whose bitset
+    /// changed since it was last pooled (`is_changed` by node), and `shared_at` what
+    /// [`locset::allocated_bytes`] was then.
     pool: SetPool,
     changed: Vec<Node>,
-    changed_bytes: usize,
+    shared_at: usize,
     is_changed: Vec<bool>,
     /// What each node gained since it was last processed.
     delta: Vec<LocSet>,
@@ -560,23 +561,22 @@ impl Solver {
         self.enqueue(n);
     }
 
-    /// Notes that the set of `n` changed: a bitset may no longer share its words.
+    /// Notes that the set of `n` changed: it may now equal another set.
     fn changed(&mut self, n: Node) {
-        if let LocSet::Dense { words, .. } = &self.pts[n as usize] {
+        if let LocSet::Dense { .. } = &self.pts[n as usize] {
             if !std::mem::replace(&mut self.is_changed[n as usize], true) {
                 self.changed.push(n);
-                self.changed_bytes += words.len() * 8;
             }
         }
     }
 
-    /// Makes the changed bitsets share their words with equal ones.
+    /// Makes the changed bitsets share their memory with equal ones.
     fn share_sets(&mut self) {
         for n in std::mem::take(&mut self.changed) {
             self.is_changed[n as usize] = false;
             self.pool.share(&mut self.pts[n as usize]);
         }
-        self.changed_bytes = 0;
+        self.shared_at = locset::allocated_bytes();
         self.pool.sweep();
     }
 
@@ -587,8 +587,9 @@ impl Solver {
         }
     }
 
-    /// Propagates `set` (locations of the edge's source) along edge `e`.
-    fn propagate(&mut self, e: Edge, set: &LocSet) {
+    /// Propagates `set` (locations of the edge's source) along edge `e`; `split` is `set`
+    /// split into the locations at -1 and the others, once for all of a node's edges.
+    fn propagate(&mut self, e: Edge, set: &LocSet, split: &mut Option<(LocSet, LocSet)>) {
         match e {
             Edge::Copy(t) => {
                 let t = self.find(t);
@@ -597,9 +598,10 @@ impl Solver {
             Edge::Field(t, _) | Edge::Unknown(t) | Edge::Loop(t, _) | Edge::Stride(t, _) => {
                 // Locations at -1 stay where they are: one bitmap operation for those.
                 let t = self.find(t);
-                let (unknown, known) = set.split(&self.unknown_locs);
-                self.add_locs(t, &unknown);
-                for id in &known {
+                let unknown_locs = &self.unknown_locs;
+                let (unknown, known) = split.get_or_insert_with(|| set.split(unknown_locs));
+                self.add_locs(t, unknown);
+                for id in &*known {
                     let (t, l) = self.transform(e, id);
                     self.add_loc(t, l);
                 }
@@ -664,7 +666,7 @@ impl Solver {
         self.edges[from as usize].push(e);
         let set = self.pts[from as usize].clone();
         let before = self.propagating_from(Some(from));
-        self.propagate(e, &set);
+        self.propagate(e, &set, &mut None);
         self.propagating_from(before);
     }
 
@@ -1401,7 +1403,7 @@ impl Solver {
                     self.new_copy_edges = 0;
                 }
                 self.process(n);
-                if self.changed_bytes > SHARE_SETS_AFTER {
+                if locset::allocated_bytes() - self.shared_at > SHARE_SETS_AFTER {
                     self.share_sets();
                 }
             }
@@ -1420,9 +1422,10 @@ impl Solver {
         }
         let mut i = 0;
         let before = self.propagating_from(Some(n));
+        let mut split = None;
         while i < self.edges[n as usize].len() {
             let e = self.edges[n as usize][i];
-            self.propagate(e, &delta);
+            self.propagate(e, &delta, &mut split);
             i += 1;
         }
         self.propagating_from(before);
@@ -1702,7 +1705,7 @@ pub fn solve(
         pts: Vec::new(),
         pool: SetPool::default(),
         changed: Vec::new(),
-        changed_bytes: 0,
+        shared_at: locset::allocated_bytes(),
         is_changed: Vec::new(),
         delta: Vec::new(),
         edges: Vec::new(),
@@ -2216,7 +2219,7 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
     // for (most nodes of a whole program point to one of a few large sets).
     let mut loc_ids = vec![u32::MAX; s.locs.len()];
     let mut set_of: HashMap<Node, u32> = HashMap::default();
-    let mut by_words: HashMap<usize, u32> = HashMap::default();
+    let mut by_address: HashMap<usize, u32> = HashMap::default();
     let mut by_content: HashMap<u64, Vec<(Node, u32)>> = HashMap::default();
     let mut set = |out: &mut Builder, n: Node| -> u32 {
         let r = s.rep_of(n);
@@ -2224,8 +2227,8 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
             return id;
         }
         let pts = &s.pts[r as usize];
-        // Most large sets share their words with equal ones (`SetPool`).
-        if let Some(&id) = pts.words_address().and_then(|a| by_words.get(&a)) {
+        // Most large sets share their memory with equal ones (`SetPool`).
+        if let Some(&id) = pts.address().and_then(|a| by_address.get(&a)) {
             set_of.insert(r, id);
             return id;
         }
@@ -2253,8 +2256,8 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         let id = out.set(RoaringBitmap::from_sorted_iter(locs).expect("sorted"));
         same.push((r, id));
         set_of.insert(r, id);
-        if let Some(a) = pts.words_address() {
-            by_words.insert(a, id);
+        if let Some(a) = pts.address() {
+            by_address.insert(a, id);
         }
         id
     };
@@ -2298,16 +2301,16 @@ fn contextual_outputs(
     let mut cs_ids = vec![u32::MAX; s.locs.len()];
     // Each distinct set's projection (an index into `projs`, to be united over contexts)
     // and contextual set (a set of the builder), by representative and, for bitsets, by
-    // the address of their words: most representatives share one of a few large sets.
+    // their address: most representatives share one of a few large sets.
     let mut projs: Vec<RoaringBitmap> = Vec::new();
     let mut of_rep: HashMap<Node, (u32, u32)> = HashMap::default();
-    let mut of_words: HashMap<usize, (u32, u32)> = HashMap::default();
+    let mut of_address: HashMap<usize, (u32, u32)> = HashMap::default();
     let mut sets_of = |out: &mut Builder, r: Node| -> (u32, u32) {
         if let Some(&ids) = of_rep.get(&r) {
             return ids;
         }
         let pts = &s.pts[r as usize];
-        if let Some(&ids) = pts.words_address().and_then(|a| of_words.get(&a)) {
+        if let Some(&ids) = pts.address().and_then(|a| of_address.get(&a)) {
             of_rep.insert(r, ids);
             return ids;
         }
@@ -2330,8 +2333,8 @@ fn contextual_outputs(
         let cs = out.cs_shared_set(RoaringBitmap::from_sorted_iter(cs).expect("sorted"));
         let ids = (projs.len() as u32 - 1, cs);
         of_rep.insert(r, ids);
-        if let Some(a) = pts.words_address() {
-            of_words.insert(a, ids);
+        if let Some(a) = pts.address() {
+            of_address.insert(a, ids);
         }
         ids
     };
