@@ -568,10 +568,10 @@ impl Solver {
 
     /// Notes that the set of `n` changed: it may now equal another set.
     fn changed(&mut self, n: Node) {
-        if let LocSet::Dense { .. } = &self.pts[n as usize] {
-            if !std::mem::replace(&mut self.is_changed[n as usize], true) {
-                self.changed.push(n);
-            }
+        if matches!(self.pts[n as usize], LocSet::Dense { .. })
+            && !std::mem::replace(&mut self.is_changed[n as usize], true)
+        {
+            self.changed.push(n);
         }
     }
 
@@ -718,7 +718,7 @@ impl Solver {
         self.triggers[n as usize].push(t);
         let set = self.pts[n as usize].clone();
         for id in &set {
-            self.fire(t, self.locs[id as usize]);
+            self.fire(t, id);
         }
     }
 
@@ -798,8 +798,8 @@ impl Solver {
     /// once per (copy, direction, location), which determines the subscription. (A set of
     /// those pairs is a third of the size of one of subscriptions: SQLite in 1-callsite
     /// makes 18 million.)
-    fn subscribe_copy(&mut self, copy: u32, from: bool, loc: Loc, obj: u32, s: Sub) {
-        if self.copy_fired.insert((copy << 1 | from as u32, self.loc_ids[&loc])) {
+    fn subscribe_copy(&mut self, copy: u32, from: bool, loc: u32, obj: u32, s: Sub) {
+        if self.copy_fired.insert((copy << 1 | from as u32, loc)) {
             self.add_subscription(obj, s);
         }
     }
@@ -812,7 +812,9 @@ impl Solver {
         }
     }
 
-    fn fire(&mut self, t: Trigger, (o, f): Loc) {
+    /// Trigger `t` for location `id` of the address it watches.
+    fn fire(&mut self, t: Trigger, id: u32) {
+        let (o, f) = self.locs[id as usize];
         match t {
             Trigger::Load { to, whole } => {
                 // An object with one cell (-1) is read whole by the edge below.
@@ -859,7 +861,7 @@ impl Solver {
                     max: i32::MAX,
                     bounded: false,
                 };
-                self.subscribe_copy(copy, true, (o, f), o, sub);
+                self.subscribe_copy(copy, true, id, o, sub);
             }
             Trigger::CopyTo { copy } => {
                 let MemCopy { length, pseudo, .. } = self.copies[copy as usize];
@@ -874,7 +876,7 @@ impl Solver {
                     max: length.unwrap_or(i32::MAX),
                     bounded: true,
                 };
-                self.subscribe_copy(copy, false, (o, f), pseudo, sub);
+                self.subscribe_copy(copy, false, id, pseudo, sub);
             }
         }
     }
@@ -1447,7 +1449,7 @@ impl Solver {
         while i < self.triggers[n as usize].len() {
             let t = self.triggers[n as usize][i];
             for id in &delta {
-                self.fire(t, self.locs[id as usize]);
+                self.fire(t, id);
             }
             i += 1;
         }
@@ -1531,9 +1533,9 @@ impl Solver {
     }
 
     /// Keeps each list's edges once, and one entry per edge of the long lists in the edge
-    /// set, under the representatives of its ends. A
-    /// merge moves a node's edges to its representative under new keys, and the old ones
-    /// stay: Lua in 2-callsite ended with 15.8 million entries for 2.1 million edges.
+    /// set, under the representatives of its ends. A merge moves a node's edges to its
+    /// representative under new keys, and the old ones stay: Lua in 2-callsite ended with
+    /// 15.8 million entries for 2.1 million edges.
     fn rebuild_edge_set(&mut self) {
         self.edge_set = HashSet::default();
         let mut seen = HashSet::default();
@@ -2183,6 +2185,32 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     Ok(())
 }
 
+/// What the outputs build once per distinct set: found by representative and, for a
+/// bitset, by the address that the equal sets share ([`SetPool`]).
+#[derive(Default)]
+struct PerSet<T> {
+    by_rep: HashMap<Node, T>,
+    by_address: HashMap<usize, T>,
+}
+
+impl<T: Copy> PerSet<T> {
+    fn get(&mut self, r: Node, pts: &LocSet) -> Option<T> {
+        if let Some(&v) = self.by_rep.get(&r) {
+            return Some(v);
+        }
+        let v = *self.by_address.get(&pts.address()?)?;
+        self.by_rep.insert(r, v);
+        Some(v)
+    }
+
+    fn insert(&mut self, r: Node, pts: &LocSet, v: T) {
+        self.by_rep.insert(r, v);
+        if let Some(a) = pts.address() {
+            self.by_address.insert(a, v);
+        }
+    }
+}
+
 fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
     // Reachable functions: the roots, then along call edges from their instructions.
     let mut function_of: HashMap<u32, u32> = HashMap::default();
@@ -2240,18 +2268,12 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
     // One set per distinct representative's set, shared by every node and cell it stands
     // for (most nodes of a whole program point to one of a few large sets).
     let mut loc_ids = vec![u32::MAX; s.locs.len()];
-    let mut set_of: HashMap<Node, u32> = HashMap::default();
-    let mut by_address: HashMap<usize, u32> = HashMap::default();
+    let mut set_of = PerSet::<u32>::default();
     let mut by_content: HashMap<u64, Vec<(Node, u32)>> = HashMap::default();
     let mut set = |out: &mut Builder, n: Node| -> u32 {
         let r = s.rep_of(n);
-        if let Some(&id) = set_of.get(&r) {
-            return id;
-        }
         let pts = &s.pts[r as usize];
-        // Most large sets share their memory with equal ones (`SetPool`).
-        if let Some(&id) = pts.address().and_then(|a| by_address.get(&a)) {
-            set_of.insert(r, id);
+        if let Some(id) = set_of.get(r, pts) {
             return id;
         }
         let mut h = crate::fasthash::FastHasher::default();
@@ -2261,7 +2283,7 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
             .iter()
             .find(|(o, _)| s.pts[*o as usize].iter().eq(pts.iter()))
         {
-            set_of.insert(r, id);
+            set_of.insert(r, pts, id);
             return id;
         }
         let mut locs: Vec<u32> = pts
@@ -2277,10 +2299,7 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         locs.sort_unstable();
         let id = out.set(RoaringBitmap::from_sorted_iter(locs).expect("sorted"));
         same.push((r, id));
-        set_of.insert(r, id);
-        if let Some(a) = pts.address() {
-            by_address.insert(a, id);
-        }
+        set_of.insert(r, pts, id);
         id
     };
     for n in 0..s.pts.len() {
@@ -2322,18 +2341,13 @@ fn contextual_outputs(
     let mut proj_ids = vec![u32::MAX; s.locs.len()];
     let mut cs_ids = vec![u32::MAX; s.locs.len()];
     // Each distinct set's projection (an index into `projs`, to be united over contexts)
-    // and contextual set (a set of the builder), by representative and, for bitsets, by
-    // their address: most representatives share one of a few large sets.
+    // and contextual set (a set of the builder): most representatives share one of a few
+    // large sets.
     let mut projs: Vec<RoaringBitmap> = Vec::new();
-    let mut of_rep: HashMap<Node, (u32, u32)> = HashMap::default();
-    let mut of_address: HashMap<usize, (u32, u32)> = HashMap::default();
+    let mut per_set = PerSet::<(u32, u32)>::default();
     let mut sets_of = |out: &mut Builder, r: Node| -> (u32, u32) {
-        if let Some(&ids) = of_rep.get(&r) {
-            return ids;
-        }
         let pts = &s.pts[r as usize];
-        if let Some(&ids) = pts.address().and_then(|a| of_address.get(&a)) {
-            of_rep.insert(r, ids);
+        if let Some(ids) = per_set.get(r, pts) {
             return ids;
         }
         let (mut proj, mut cs) = (Vec::new(), Vec::new());
@@ -2354,10 +2368,7 @@ fn contextual_outputs(
         projs.push(RoaringBitmap::from_sorted_iter(proj).expect("sorted"));
         let cs = out.cs_shared_set(RoaringBitmap::from_sorted_iter(cs).expect("sorted"));
         let ids = (projs.len() as u32 - 1, cs);
-        of_rep.insert(r, ids);
-        if let Some(a) = pts.address() {
-            of_address.insert(a, ids);
-        }
+        per_set.insert(r, pts, ids);
         ids
     };
     let mut per_var: HashMap<u32, Vec<u32>> = HashMap::default();

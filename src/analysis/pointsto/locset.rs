@@ -291,13 +291,19 @@ impl LocSet {
     fn normalised(self) -> LocSet {
         match self {
             LocSet::Dense { len, ref chunks }
-                if len <= SPARSE_MAX.max(chunks.iter().flatten().count() * CHUNK_WORDS) =>
+                if stays_sparse(len, chunks.iter().flatten().count()) =>
             {
                 LocSet::Sparse(self.iter().collect())
             }
             other => other,
         }
     }
+}
+
+/// Whether a set of `len` elements that takes `chunks` chunks as a bitset is kept as a
+/// vector ([`LocSet::normalised`]).
+fn stays_sparse(len: usize, chunks: usize) -> bool {
+    len <= SPARSE_MAX.max(chunks * CHUNK_WORDS)
 }
 
 fn position(id: u32) -> (usize, usize, u64) {
@@ -334,8 +340,7 @@ impl Parts {
     }
 
     fn finish(self) -> LocSet {
-        let chunks = self.shared.len() + self.new.len();
-        if self.len <= SPARSE_MAX.max(chunks * CHUNK_WORDS) {
+        if stays_sparse(self.len, self.shared.len() + self.new.len()) {
             let mut ids = Vec::with_capacity(self.len);
             let shared = self.shared.iter().map(|(i, c)| (*i, &**c));
             for (i, c) in shared.chain(self.new.iter().map(|(i, c)| (*i, c))) {
@@ -386,7 +391,9 @@ impl SetPool {
         // other sets share is pooled through whichever of them comes first.)
         if let Some(own) = Rc::get_mut(chunks) {
             for c in own.iter_mut().flatten() {
-                if Rc::strong_count(c) > 1 {
+                // Shared chunks, and chunks pooled and unchanged since (a change moves a
+                // pooled chunk out of the pool), need no lookup.
+                if Rc::strong_count(c) > 1 || Rc::weak_count(c) > 0 {
                     continue;
                 }
                 let mut h = crate::fasthash::FastHasher::default();
@@ -548,8 +555,9 @@ mod tests {
                     pool.share(&mut e);
                     assert_eq!(u.iter().collect::<Vec<_>>(), want);
                     assert_eq!(q.iter().collect::<Vec<_>>(), want);
-                    assert_eq!(a.iter().collect::<Vec<_>>(), ab.iter().copied().collect::<Vec<_>>());
-                    assert_eq!(b.iter().collect::<Vec<_>>(), bb.iter().copied().collect::<Vec<_>>());
+                    let elements = |s: &LocSet| s.iter().collect::<Vec<_>>();
+                    assert_eq!(elements(a), ab.iter().copied().collect::<Vec<_>>());
+                    assert_eq!(elements(b), bb.iter().copied().collect::<Vec<_>>());
                     assert_eq!(e.len(), want.len() + 1);
                 }
             }
