@@ -758,6 +758,27 @@ fn unsound_external_results_beyond_their_arguments() {
 }
 
 #[test]
+fn integers_that_never_become_pointers_expose_nothing() {
+    for_both("int_exposure", &["int_exposure.c"], |a| {
+        // a, b, c and d become integers that are subtracted, compared or used as an index:
+        // a pointer made from an integer cannot reach them. e's integer is returned, f's
+        // stored after arithmetic: both are exposed.
+        assert_set(a, "from_int(to_int(&e))", a.sink("sink_back"), &["e", "f"]);
+        assert_set(a, "from_int(tagged & ~1)", a.sink("sink_untagged"), &["e", "f"]);
+        // An alignment check on fresh memory does not publish it: a wrapper, one heap
+        // object per call.
+        assert_set(a, "h1", a.sink("sink_h1"), &["heap:main>checked_alloc@64"]);
+        assert_set(a, "h2", a.sink("sink_h2"), &["heap:main>checked_alloc@65"]);
+        // `w.p = &g; (int *)w.i`: the integer was loaded from w, so the pointer is what w
+        // holds, beside every exposed address.
+        assert_set(a, "(int *)w.i", a.sink("sink_word"), &["e", "f", "g"]);
+        // The eight strings day_name returns (at -O2 through a relative lookup table,
+        // which tests/pointsto_dynamic.rs runs).
+        assert_eq!(a.sink("sink_day").len(), 8, "{:?}", a.sink("sink_day"));
+    });
+}
+
+#[test]
 fn unsound_pointers_through_integers_in_memory() {
     for_both(
         "int_through_memory",
@@ -766,6 +787,13 @@ fn unsound_pointers_through_integers_in_memory() {
             assert!(!a.sink("sink_p").contains("x"), "u.p now sees u.i = &x");
         },
     );
+}
+
+#[test]
+fn unsound_pointers_rebuilt_from_a_difference() {
+    for_both("int_difference", &["unsound/int_difference.c"], |a| {
+        assert_set(a, "rebuild(&y[0], &x[4] - &y[0])", a.sink("sink_p"), &["y"]);
+    });
 }
 
 #[test]

@@ -77,6 +77,7 @@ const SOUND: &[&[&str]] = &[
     &["globals.c"],
     &["heap_types.c"],
     &["indirection.c"],
+    &["int_exposure.c"],
     &["link_app.c", "link_lib.c"],
     &["list.c"],
     &["memcpy.c"],
@@ -129,6 +130,10 @@ fn documented_unsound_choices_show_at_run_time() {
         (
             "unsound/incompatible_call.c",
             "program:@set:%0 -> program:@x +0",
+        ),
+        (
+            "unsound/int_difference.c",
+            "program:@sink_p:%0 -> program:@main:%",
         ),
         (
             "unsound/int_through_memory.c",

@@ -44,6 +44,8 @@ int sum(int n, ...) {
 }
 long toint(int *p) { return (long)p; }
 int *fromint(long x) { return (int *)x; }
+long distance(int *p, int *q) { return p - q; }
+int *from_word(long *w) { return (int *)*w; }
 void *absolute(int c) { return c ? (void *)-1 : (void *)8; }
 int *sel(int c) { return c ? &g : &g2; }
 int *pick(int c, int *a, int *b) { return c ? a : b; }
@@ -116,9 +118,11 @@ fn assert_id_closure(f: &Facts) {
         ("pt_field", &[1, 2]),
         ("pt_offset_unknown", &[1, 2]),
         ("pt_load", &[1, 2]),
+        ("pt_int_load", &[1, 2]),
         ("pt_store", &[1, 2]),
         ("pt_memcpy", &[1, 2]),
         ("pt_ptr_to_int", &[1]),
+        ("pt_address_unexposed", &[]),
         ("pt_int_to_ptr", &[1]),
         ("pt_va_start", &[1]),
         ("pt_va_arg", &[1, 2]),
@@ -281,6 +285,18 @@ fn c_at_o0() {
     f.assert_has("pt_ptr_to_int", &[&p2i, "pt:@toint:%0"]);
     let i2p = def(&f, "pt:@fromint:%1");
     f.assert_has("pt_int_to_ptr", &[&i2p, "pt:@fromint:%1"]);
+    // A returned integer is exposed; the two sides of `p - q` are not.
+    assert!(f.rows("pt_address_unexposed").iter().all(|r| r[0] != p2i));
+    for (side, p) in [("lhs", "%0"), ("rhs", "%1")] {
+        let cast = def(&f, &format!("pt:@distance:%sub.ptr.{side}.cast"));
+        f.assert_has("pt_ptr_to_int", &[&cast, &format!("pt:@distance:{p}")]);
+        f.assert_has("pt_address_unexposed", &[&cast]);
+    }
+    assert_eq!(f.rows("pt_address_unexposed").len(), 2);
+    // `(int *)*w` loads an integer: the pointer is also what `*w` holds.
+    let word = def(&f, "pt:@from_word:%2");
+    f.assert_has("pt_int_to_ptr", &[&word, "pt:@from_word:%2"]);
+    f.assert_has("pt_int_load", &[&word, "pt:@from_word:%2", "pt:@from_word:%0"]);
     // `(void *)-1` is an absolute address (SQLite's SQLITE_TRANSIENT): like null, it
     // points to no object, so it gets no constraint.
     assert!(f.rows("pt_int_to_ptr").iter().all(|r| !r[1].contains("@absolute")));
@@ -583,17 +599,32 @@ fn ir_fixture() {
         ],
     );
 
-    // A relative lookup table: the addresses escape as integers, llvm.load.relative
-    // rebuilds a pointer from them.
+    // A relative lookup table holds its targets (at -1: llvm.load.relative computes the
+    // offset); the differences of addresses in it expose neither.
     let leaf = "pointsto:@rel#init.0.0.0.0";
-    f.assert_has("pt_ptr_to_int", &["pointsto:@rel", leaf]);
+    f.assert_has("pt_initializer", &["pointsto:@rel", "-1", leaf]);
     f.assert_has("pt_address_of", &["pointsto:@rel", leaf, "pointsto:@y"]);
-    assert!(f.lookup("pt_initializer", "pointsto:@rel", 2).is_empty());
+    assert!(f.rows("pt_ptr_to_int").iter().all(|r| r[0] != "pointsto:@rel"));
+    // llvm.load.relative loads from the table what it holds.
     f.assert_has(
         "pt_int_to_ptr",
         &["pointsto:@relative:%0:0", "pointsto:@relative:%p"],
     );
+    f.assert_has(
+        "pt_int_load",
+        &["pointsto:@relative:%0:0", "pointsto:@relative:%p", "pointsto:@relative:%0:0#0"],
+    );
     assert!(f.lookup("pt_call", "pointsto:@relative:%0:0", 1).is_empty());
+
+    // Only subtracted from each other: neither address is exposed.
+    f.assert_has("pt_address_unexposed", &["pointsto:@distance:%0:0"]);
+    f.assert_has("pt_address_unexposed", &["pointsto:@distance:%0:1"]);
+    // `inttoptr (load i64, ptr %w)`: also what *w holds.
+    f.assert_has(
+        "pt_int_load",
+        &["pointsto:@from_word:%0:1", "pointsto:@from_word:%p", "pointsto:@from_word:%w"],
+    );
+    f.assert_has("pt_int_to_ptr", &["pointsto:@from_word:%0:1", "pointsto:@from_word:%p"]);
 
     // Atomics on pointers.
     let a = "pointsto:@atomics";

@@ -173,6 +173,154 @@ fn is_pass_through(n: &[u8]) -> bool {
     PREFIXES.iter().any(|p| n.starts_with(p))
 }
 
+/// Whether `v` is an address as an integer: a `ptrtoint` or `ptrtoaddr`, instruction or
+/// constant expression.
+unsafe fn is_address_integer(v: LLVMValueRef) -> bool {
+    unsafe {
+        let opcode = if !LLVMIsAInstruction(v).is_null() {
+            LLVMGetInstructionOpcode(v)
+        } else if !LLVMIsAConstantExpr(v).is_null() {
+            LLVMGetConstOpcode(v)
+        } else {
+            return false;
+        };
+        matches!(opcode, LLVMPtrToInt | LLVMPtrToAddr)
+    }
+}
+
+/// An entry of a relative lookup table, `X - Y` of two addresses (under a `trunc`): the
+/// pointer constant `X` and its operand path below the entry.
+unsafe fn relative_entry(c: LLVMValueRef) -> Option<(LLVMValueRef, &'static [usize])> {
+    unsafe {
+        if LLVMIsAConstantExpr(c).is_null() {
+            return None;
+        }
+        let (sub, path): (_, &[usize]) = match LLVMGetConstOpcode(c) {
+            LLVMTrunc => (LLVMGetOperand(c, 0), &[0, 0, 0]),
+            _ => (c, &[0, 0]),
+        };
+        let difference = !LLVMIsAConstantExpr(sub).is_null()
+            && LLVMGetConstOpcode(sub) == LLVMSub
+            && is_address_integer(LLVMGetOperand(sub, 0))
+            && is_address_integer(LLVMGetOperand(sub, 1));
+        difference.then(|| (LLVMGetOperand(LLVMGetOperand(sub, 0), 0), path))
+    }
+}
+
+/// Whether `a` is an `alloca` that is only loaded from and stored to: a local variable at -O0.
+unsafe fn is_local_slot(a: LLVMValueRef) -> bool {
+    unsafe {
+        if LLVMIsAAllocaInst(a).is_null() {
+            return false;
+        }
+        let mut u = LLVMGetFirstUse(a);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            u = LLVMGetNextUse(u);
+            let ok = match LLVMGetInstructionOpcode(user) {
+                LLVMLoad => true,
+                LLVMStore => LLVMGetOperand(user, 0) != a,
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Whether the integer that `ptrtoint`/`ptrtoaddr` instruction `i` makes may become a
+/// pointer again (the address is exposed). It is not when every value computed from it
+/// (integer arithmetic, casts, `phi`, `select`, `freeze`, `llvm.expect`, `llvm.umin` and
+/// the like, and loads of a local variable's stack slot it is stored to) is only compared,
+/// switched or branched on, used as a getelementptr index or as a memory intrinsic's
+/// length, or subtracted from another address, which is C's pointer subtraction (a
+/// distance, no address); anything else, `inttoptr` included, exposes it. The unsound
+/// choices of this reading: docs/pointsto.md.
+unsafe fn address_exposed(i: LLVMValueRef) -> bool {
+    unsafe {
+        let mut seen = vec![i];
+        let mut todo = vec![i];
+        while let Some(v) = todo.pop() {
+            let mut u = LLVMGetFirstUse(v);
+            while !u.is_null() {
+                let user = LLVMGetUser(u);
+                u = LLVMGetNextUse(u);
+                if LLVMIsAInstruction(user).is_null() {
+                    return true;
+                }
+                let follow = match LLVMGetInstructionOpcode(user) {
+                    LLVMICmp | LLVMSwitch | LLVMBr | LLVMGetElementPtr => false,
+                    // -O0 keeps locals in stack slots: follow the slot's loads instead.
+                    LLVMStore if LLVMGetOperand(user, 0) == v => {
+                        let slot = LLVMGetOperand(user, 1);
+                        if !is_local_slot(slot) {
+                            return true;
+                        }
+                        let mut l = LLVMGetFirstUse(slot);
+                        while !l.is_null() {
+                            let load = LLVMGetUser(l);
+                            l = LLVMGetNextUse(l);
+                            if LLVMGetInstructionOpcode(load) != LLVMLoad || seen.contains(&load) {
+                                continue;
+                            }
+                            // a pointer loaded from the slot is the address itself
+                            if LLVMGetTypeKind(LLVMTypeOf(load)) != LLVMIntegerTypeKind {
+                                return true;
+                            }
+                            seen.push(load);
+                            todo.push(load);
+                        }
+                        false
+                    }
+                    LLVMSub
+                        if is_address_integer(LLVMGetOperand(user, 0))
+                            && is_address_integer(LLVMGetOperand(user, 1)) =>
+                    {
+                        false
+                    }
+                    LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem
+                    | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMTrunc
+                    | LLVMZExt | LLVMSExt | LLVMBitCast | LLVMFreeze | LLVMPHI | LLVMSelect => {
+                        true
+                    }
+                    LLVMCall => {
+                        let callee = LLVMGetCalledValue(user);
+                        if LLVMIsAFunction(callee).is_null() || LLVMGetIntrinsicID(callee) == 0 {
+                            return true;
+                        }
+                        let n = name(callee);
+                        const LOCAL: &[&[u8]] =
+                            &[b"llvm.memcpy.", b"llvm.memmove.", b"llvm.memset.", b"llvm.assume"];
+                        const COMPUTED: &[&[u8]] = &[
+                            b"llvm.expect.",
+                            b"llvm.umin.",
+                            b"llvm.umax.",
+                            b"llvm.smin.",
+                            b"llvm.smax.",
+                            b"llvm.abs.",
+                        ];
+                        if COMPUTED.iter().any(|p| n.starts_with(p)) {
+                            true
+                        } else if LOCAL.iter().any(|p| n.starts_with(p)) {
+                            false
+                        } else {
+                            return true;
+                        }
+                    }
+                    _ => return true,
+                };
+                if follow && !seen.contains(&user) {
+                    seen.push(user);
+                    todo.push(user);
+                }
+            }
+        }
+        false
+    }
+}
+
 impl Worker<'_> {
     /// Whether `t` holds a pointer anywhere (ptr, vectors of ptr, aggregates containing one).
     pub(super) unsafe fn pt_has_ptr(&mut self, t: LLVMTypeRef) -> bool {
@@ -216,17 +364,17 @@ impl Worker<'_> {
         }
     }
 
-    /// Where the value of an integer store comes from, directly or through `phi`, `select`,
-    /// `freeze` and `bitcast`: the addresses it was loaded from (`load`s of a wide integer
-    /// type, `pt_wide_integer`), and the pointers it was made of (`ptrtoint` and `ptrtoaddr`
-    /// instructions). The first is a memory copy through an integer, which is how LLVM
-    /// lowers small `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`), so
-    /// the pointers in `*src` move to `*dst`; the second stores the pointer itself, which
-    /// is how LLVM 22's InstCombine writes a `std::unique_ptr` into a vector's buffer
-    /// (`store i64 (ptrtoint ptr %p to i64), ptr %slot`, loaded back as `ptr`). A constant
-    /// address or pointer is named by its use site in the load or cast (`<instr>#0`),
-    /// whose constraints that instruction emits.
-    unsafe fn pt_integer_store_sources(&mut self, value: LLVMValueRef) -> (Vec<Id>, Vec<Id>) {
+    /// Where an integer value (stored, or turned into a pointer) comes from, directly or
+    /// through `phi`, `select`, `freeze` and `bitcast`: the addresses it was loaded from
+    /// (`load`s of a wide integer type, `pt_wide_integer`), and the pointers it was made of
+    /// (`ptrtoint` and `ptrtoaddr` instructions). Stored, the first is a memory copy through
+    /// an integer, which is how LLVM lowers small `memcpy`s from -O1 on (`store i64 (load
+    /// i64, ptr %src), ptr %dst`), so the pointers in `*src` move to `*dst`; the second
+    /// stores the pointer itself, which is how LLVM 22's InstCombine writes a
+    /// `std::unique_ptr` into a vector's buffer (`store i64 (ptrtoint ptr %p to i64), ptr
+    /// %slot`, loaded back as `ptr`). A constant address or pointer is named by its use site
+    /// in the load or cast (`<instr>#0`), whose constraints that instruction emits.
+    unsafe fn pt_integer_origins(&mut self, value: LLVMValueRef) -> (Vec<Id>, Vec<Id>) {
         unsafe {
             let mut pointers: Vec<Id> = Vec::new();
             let mut sources = Vec::new();
@@ -577,12 +725,29 @@ impl Worker<'_> {
     unsafe fn pt_init_walk(&mut self, c: LLVMValueRef, cid: &Id, offset: Option<i64>, g: &Id) {
         unsafe {
             let t = LLVMTypeOf(c);
-            if !self.pt_has_ptr(t) {
+            let kind = LLVMGetValueKind(c);
+            let aggregate = matches!(
+                kind,
+                LLVMConstantStructValueKind
+                    | LLVMConstantArrayValueKind
+                    | LLVMConstantVectorValueKind
+            );
+            if !aggregate {
+                if let Some((target, path)) = relative_entry(c) {
+                    // A relative lookup table holds its targets for `llvm.load.relative`,
+                    // at an offset it computes: -1. The difference exposes neither address.
+                    let tid = path.iter().fold(cid.clone(), |id, &k| id.child(b'.', k));
+                    self.pt_constant(target, &tid, g, g);
+                    fact!(self.out, pt_initializer, g, -1, &tid);
+                    return;
+                }
+            }
+            if !self.pt_has_ptr(t) && !aggregate {
                 // No pointer leaf below: only the ptrtoints inside constant expressions.
                 self.pt_constant(c, cid, g, g);
                 return;
             }
-            match LLVMGetValueKind(c) {
+            match kind {
                 LLVMConstantStructValueKind => {
                     for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
                         let at = offset.zip(self.pt_field_offset(t, i));
@@ -609,10 +774,8 @@ impl Worker<'_> {
                 }
                 _ if is_empty_constant(c) => {}
                 _ => {
-                    if self.pt_has_ptr(t) {
-                        let at = offset.and_then(num).unwrap_or(-1);
-                        fact!(self.out, pt_initializer, g, at, cid);
-                    }
+                    let at = offset.and_then(num).unwrap_or(-1);
+                    fact!(self.out, pt_initializer, g, at, cid);
                     self.pt_constant(c, cid, g, g);
                 }
             }
@@ -690,7 +853,7 @@ impl Worker<'_> {
                 // a wide integer load may be one half of a copy through an integer
                 LLVMLoad if self.pt_wide_integer(rt) => used.push(0),
                 LLVMStore => {
-                    let (sources, pointers) = self.pt_integer_store_sources(raw[0]);
+                    let (sources, pointers) = self.pt_integer_origins(raw[0]);
                     for src in &sources {
                         fact!(self.out, pt_memcpy, id, &ops[1], src);
                     }
@@ -708,10 +871,21 @@ impl Worker<'_> {
                 }
                 LLVMPtrToInt | LLVMPtrToAddr if ptr_op(self, 0) => {
                     fact!(self.out, pt_ptr_to_int, id, &ops[0]);
+                    if !address_exposed(instr) {
+                        fact!(self.out, pt_address_unexposed, id);
+                    }
                     used.push(0);
                 }
                 LLVMIntToPtr if is_empty_constant(raw[0]) => {}
-                LLVMIntToPtr => fact!(self.out, pt_int_to_ptr, id, res(result)),
+                LLVMIntToPtr => {
+                    let r = res(result);
+                    fact!(self.out, pt_int_to_ptr, id, &r);
+                    // an integer loaded from memory carries what that memory holds: -O2
+                    // copies a union of a pointer and an integer (Lua's `TValue`) as `i64`
+                    for src in &self.pt_integer_origins(raw[0]).0 {
+                        fact!(self.out, pt_int_load, id, &r, src);
+                    }
+                }
                 LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze | LLVMExtractValue
                 | LLVMExtractElement
                     if res_ptr =>
@@ -855,10 +1029,15 @@ impl Worker<'_> {
                     }
                     kind = Callee::Modelled;
                 } else if n.starts_with(b"llvm.load.relative.") {
-                    // `table + *(i32 *)(table + offset)`: a pointer rebuilt from integers
-                    // (the relative table's entries are ptrtoint constant expressions).
+                    // `table + *(i32 *)(table + offset)`: a pointer rebuilt from an integer
+                    // in the table, which holds its targets (`relative_entry`).
                     if res_ptr {
-                        fact!(self.out, pt_int_to_ptr, id, result.unwrap());
+                        let r = result.unwrap();
+                        fact!(self.out, pt_int_to_ptr, id, r);
+                        if arg_ptr(self, 0) {
+                            fact!(self.out, pt_int_load, id, r, &ops[0]);
+                            used.push(0);
+                        }
                     }
                     kind = Callee::Modelled;
                 } else if no_pointer_effect(n) {

@@ -735,10 +735,14 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_store(instr: symbol, addr: symbol, value: symbol)
     "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy; and a store of an integer (or integer vector) at least as wide as a pointer that loads gave, directly or through phi, select, freeze and bitcast (`store i64 (load i64, ptr %src), ptr %dst`: LLVM's small memcpys from -O1 on); a constant `src` is the load's operand site."
     pt_memcpy(instr: symbol, dst: symbol, src: symbol)
-    "A pointer node turned into an integer (ptrtoint, ptrtoaddr, or an argument of inline asm): what it points to escapes."
+    "A pointer node turned into an integer (ptrtoint, ptrtoaddr, or an argument of inline asm): what it points to escapes, unless `pt_address_unexposed` holds."
     pt_ptr_to_int(instr: symbol, node: symbol)
+    "A `pt_ptr_to_int` instruction whose integer never becomes a pointer again: everything computed from it is only compared, used as a getelementptr index or a memory intrinsic's length, or subtracted from another address (C's pointer subtraction). Its node's objects do not escape through it."
+    pt_address_unexposed(instr: symbol)
     "A pointer node made from an integer or from nowhere the extractor can see (inttoptr, ifunc references, inline asm results)."
     pt_int_to_ptr(instr: symbol, node: symbol)
+    "A `pt_int_to_ptr` (inttoptr) of an integer at least as wide as a pointer that a load from `addr` gave, directly or through phi, select, freeze and bitcast: `to` may be any pointer that memory holds, as a load of a pointer would give."
+    pt_int_load(instr: symbol, to: symbol, addr: symbol)
     "llvm.va_start(list) in variadic function `func`."
     pt_va_start(instr: symbol, list: symbol, func: symbol)
     "va_arg of a pointer node from `list`."

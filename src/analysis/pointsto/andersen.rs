@@ -2087,6 +2087,11 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let (to, addr) = (s.sym.intern(r.to), s.sym.intern(r.addr));
         ld.add(s, to, Con::Load { to, addr });
     }
+    for r in facts.rows::<rows::pt_int_load>()? {
+        let r = r?;
+        let (to, addr) = (s.sym.intern(r.to), s.sym.intern(r.addr));
+        ld.add(s, to, Con::Load { to, addr });
+    }
     for r in facts.rows::<rows::pt_store>()? {
         let r = r?;
         let (addr, value) = (s.sym.intern(r.addr), s.sym.intern(r.value));
@@ -2112,9 +2117,16 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let (instr, dst, src) = (s.sym.intern(r.instr), s.sym.intern(r.dst), s.sym.intern(r.src));
         ld.add(s, dst, Con::Memcpy { instr, dst, src });
     }
+    let mut unexposed = HashSet::default();
+    for r in facts.rows::<rows::pt_address_unexposed>()? {
+        unexposed.insert(r?.instr);
+    }
     for r in facts.rows::<rows::pt_ptr_to_int>()? {
-        let node = s.sym.intern(r?.node);
-        ld.add(s, node, Con::PtrToInt { node });
+        let r = r?;
+        if !unexposed.contains(r.instr) {
+            let node = s.sym.intern(r.node);
+            ld.add(s, node, Con::PtrToInt { node });
+        }
     }
     for r in facts.rows::<rows::pt_int_to_ptr>()? {
         let node = s.sym.intern(r?.node);
