@@ -253,6 +253,34 @@ fn explain_traces_a_pointer_back_to_its_object() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("only the native solver"));
 }
 
+/// A memory copy in the chain is named by its instruction.
+#[test]
+fn explain_names_memory_copies() {
+    let dir = scratch("andersen-native-explain-copy");
+    let src = dir.join("copy.c");
+    std::fs::write(
+        &src,
+        "struct box { int *p; };
+int x;
+         int main(void) { struct box a, b; a.p = &x; b = a; int *q = b.p; return *q; }
+",
+    )
+    .unwrap();
+    let bc = dir.join("copy.bc");
+    compile_mem2reg(&src, &dir.join("copy.pre.bc"), &bc);
+    let o = llfacts()
+        .args(["analyze", "-q", "--engine", "builtin", "--explain", "copy:@main:%0", "copy:@x"])
+        .arg(&bc)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // q = b.p, from b (entry:1); b = a, the llvm.memcpy (entry:4); a.p = &x, into a (entry:0)
+    assert!(text.lines().any(|l| l == "  memory of copy:@main:%entry:1 at offset 0"), "{text}");
+    assert!(text.lines().any(|l| l == "  what copy:@main:%entry:4 copies at offset 0"), "{text}");
+    assert!(text.lines().any(|l| l == "  memory of copy:@main:%entry:0 at offset 0"), "{text}");
+}
+
 /// `--explain` names the solver's own nodes by what they stand for: the node a read at an
 /// unknown offset takes the whole object from, and the fresh object an out-parameter
 /// wrapper stores through its argument.

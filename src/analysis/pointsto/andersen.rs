@@ -113,6 +113,8 @@ enum Sub {
 
 /// One memory-copy instruction (or modelled copying call).
 struct MemCopy {
+    /// The copying instruction (a symbol).
+    instr: u32,
     length: Option<i32>,
     /// The pseudo-object holding the copied contents by offset from the source position.
     pseudo: u32,
@@ -892,6 +894,7 @@ impl Solver {
                 let pseudo = self.sym.intern(&format!("\u{0}copy{c}"));
                 self.copy_objects.insert(pseudo);
                 self.copies.push(MemCopy {
+                    instr,
                     length: self.prep.copy_length.get(&instr).copied(),
                     pseudo: self.cx.inst(0, pseudo),
                     nodes: HashSet::default(),
@@ -1645,7 +1648,10 @@ impl Solver {
                 _ => context(self.cx.insts[obj as usize].0),
             };
             let what = match self.copy_objects.contains(&base) {
-                true => "a memory copy's contents".to_string(),
+                true => match self.copies.iter().find(|c| self.cx.obj(c.pseudo) == base) {
+                    Some(c) => format!("what {} copies", sym.resolve(c.instr)),
+                    None => "a memory copy's contents".to_string(),
+                },
                 false => format!("memory of {}{heap_context}", sym.resolve(base)),
             };
             let at = match off {
