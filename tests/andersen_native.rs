@@ -260,10 +260,8 @@ fn explain_names_memory_copies() {
     let src = dir.join("copy.c");
     std::fs::write(
         &src,
-        "struct box { int *p; };
-int x;
-         int main(void) { struct box a, b; a.p = &x; b = a; int *q = b.p; return *q; }
-",
+        "struct box { int *p; };\nint x;\n\
+         int main(void) { struct box a, b; a.p = &x; b = a; int *q = b.p; return *q; }\n",
     )
     .unwrap();
     let bc = dir.join("copy.bc");

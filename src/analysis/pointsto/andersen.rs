@@ -1647,12 +1647,9 @@ impl Solver {
                 0 => String::new(),
                 _ => context(self.cx.insts[obj as usize].0),
             };
-            let what = match self.copy_objects.contains(&base) {
-                true => match self.copies.iter().find(|c| self.cx.obj(c.pseudo) == base) {
-                    Some(c) => format!("what {} copies", sym.resolve(c.instr)),
-                    None => "a memory copy's contents".to_string(),
-                },
-                false => format!("memory of {}{heap_context}", sym.resolve(base)),
+            let what = match self.copies.iter().find(|c| self.cx.obj(c.pseudo) == base) {
+                Some(c) => format!("what {} copies", sym.resolve(c.instr)),
+                None => format!("memory of {}{heap_context}", sym.resolve(base)),
             };
             let at = match off {
                 -1 => "at an unknown offset".to_string(),
