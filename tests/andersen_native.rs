@@ -170,22 +170,28 @@ fn native_solver_equals_the_rules_on_lua() {
     same_outputs(&bc, &scratch("andersen-native-lua"), "insensitive");
 }
 
+/// C `source` compiled to `<stem>.bc` after mem2reg, in a scratch directory named `dir`.
+fn mem2reg_module(dir: &str, stem: &str, source: &str) -> PathBuf {
+    let dir = scratch(&format!("andersen-native-{dir}"));
+    let src = dir.join(format!("{stem}.c"));
+    std::fs::write(&src, source).unwrap();
+    let bc = dir.join(format!("{stem}.bc"));
+    compile_mem2reg(&src, &dir.join(format!("{stem}.pre.bc")), &bc);
+    bc
+}
+
 /// `analyze --explain P O`: the chain from a pointer back to the constraint that names the
 /// object, each node holding the object because the next one does.
 #[test]
 fn explain_traces_a_pointer_back_to_its_object() {
-    let dir = scratch("andersen-native-explain");
-    let src = dir.join("explain.c");
-    std::fs::write(
-        &src,
+    let bc = mem2reg_module(
+        "explain",
+        "explain",
         "int x, y;\nint *g;\n\
          void set(int **pp) { *pp = &x; }\n\
          int *get(void) { return g; }\n\
          int main(void) { set(&g); int *p = get(); return *p + y; }\n",
-    )
-    .unwrap();
-    let bc = dir.join("explain.bc");
-    compile_mem2reg(&src, &dir.join("explain.pre.bc"), &bc);
+    );
     let explain = |pointer: &str, object: &str| {
         llfacts()
             .args(["analyze", "-q", "--engine", "builtin", "--explain", pointer, object])
@@ -256,16 +262,12 @@ fn explain_traces_a_pointer_back_to_its_object() {
 /// A memory copy in the chain is named by its instruction.
 #[test]
 fn explain_names_memory_copies() {
-    let dir = scratch("andersen-native-explain-copy");
-    let src = dir.join("copy.c");
-    std::fs::write(
-        &src,
+    let bc = mem2reg_module(
+        "explain-copy",
+        "copy",
         "struct box { int *p; };\nint x;\n\
          int main(void) { struct box a, b; a.p = &x; b = a; int *q = b.p; return *q; }\n",
-    )
-    .unwrap();
-    let bc = dir.join("copy.bc");
-    compile_mem2reg(&src, &dir.join("copy.pre.bc"), &bc);
+    );
     let o = llfacts()
         .args(["analyze", "-q", "--engine", "builtin", "--explain", "copy:@main:%0", "copy:@x"])
         .arg(&bc)
@@ -284,18 +286,14 @@ fn explain_names_memory_copies() {
 /// wrapper stores through its argument.
 #[test]
 fn explain_names_the_solvers_helper_nodes() {
-    let dir = scratch("andersen-native-explain-helpers");
-    let src = dir.join("helpers.c");
-    std::fs::write(
-        &src,
+    let bc = mem2reg_module(
+        "explain-helpers",
+        "helpers",
         "#include <stdlib.h>\nint y;\n\
          int *any(int i) { int *a[4] = {0}; a[1] = &y; return a[i]; }\n\
          void make(int **pp) { *pp = malloc(sizeof **pp); }\n\
          int main(int argc, char **argv) { int *p; make(&p); return *p + *any(argc); }\n",
-    )
-    .unwrap();
-    let bc = dir.join("helpers.bc");
-    compile_mem2reg(&src, &dir.join("helpers.pre.bc"), &bc);
+    );
     let explain = |pointer: &str, object: &str| -> Vec<String> {
         let o = llfacts()
             .args(["analyze", "-q", "--engine", "builtin", "--explain", pointer, object])
