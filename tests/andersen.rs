@@ -389,6 +389,7 @@ fn escaped_objects_keep_only_their_declared_fields() {
         assert_set(a, "&named.name[3]", a.sink_fields("sink_name"), &["stack:main:%named+-1"]);
         assert_set(a, "named.q", a.sink("sink_q"), &["x"]);
         assert_set(a, "big.p[1]", a.sink("sink_big"), &["x", "y"]);
+        assert_set(a, "*(&bytes + 8) in a callee", a.sink("sink_bytes"), &["y"]);
     });
 }
 

@@ -619,7 +619,8 @@ impl Solver {
     /// Where edge `e` takes location `id`.
     fn transform(&self, e: Edge, id: u32) -> (Node, Loc) {
         let (o, f) = self.locs[id as usize];
-        let collapsed = || self.loc_layout[id as usize].as_ref().and_then(Layout::element);
+        let layout = self.loc_layout[id as usize].as_ref();
+        let collapsed = || layout.and_then(Layout::element);
         match e {
             Edge::Copy(t) => (t, (o, f)),
             Edge::Unknown(t) => (t, (o, -1)),
@@ -631,8 +632,10 @@ impl Solver {
                 };
                 (t, (o, off))
             }
+            // `bounded_object`: collapsed or typed
             Edge::Loop(t, k) => {
-                let off = if f < 0 || collapsed().is_none() {
+                let bounded = matches!(layout, Some(Layout::Collapsed(_) | Layout::Fields(_)));
+                let off = if f < 0 || !bounded {
                     -1
                 } else {
                     self.bounded_at(id, f as i64 + k as i64)
