@@ -140,6 +140,19 @@ pub unsafe fn is_debug_intrinsic_call(instr: LLVMValueRef) -> bool {
     }
 }
 
+/// The users of `v` (instructions or constants), one per use.
+pub unsafe fn users(v: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            out.push(LLVMGetUser(u));
+            u = LLVMGetNextUse(u);
+        }
+    }
+    out
+}
+
 /// The instructions of a block (debug-intrinsic calls excluded).
 pub unsafe fn real_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
     let mut all = unsafe { instructions(bb) };

@@ -213,20 +213,11 @@ unsafe fn is_local_slot(a: LLVMValueRef) -> bool {
         if LLVMIsAAllocaInst(a).is_null() {
             return false;
         }
-        let mut u = LLVMGetFirstUse(a);
-        while !u.is_null() {
-            let user = LLVMGetUser(u);
-            u = LLVMGetNextUse(u);
-            let ok = match LLVMGetInstructionOpcode(user) {
-                LLVMLoad => true,
-                LLVMStore => LLVMGetOperand(user, 0) != a,
-                _ => false,
-            };
-            if !ok {
-                return false;
-            }
-        }
-        true
+        llvm::users(a).into_iter().all(|user| match LLVMGetInstructionOpcode(user) {
+            LLVMLoad => true,
+            LLVMStore => LLVMGetOperand(user, 0) != a,
+            _ => false,
+        })
     }
 }
 
@@ -243,10 +234,7 @@ unsafe fn address_exposed(i: LLVMValueRef) -> bool {
         let mut seen = vec![i];
         let mut todo = vec![i];
         while let Some(v) = todo.pop() {
-            let mut u = LLVMGetFirstUse(v);
-            while !u.is_null() {
-                let user = LLVMGetUser(u);
-                u = LLVMGetNextUse(u);
+            for user in llvm::users(v) {
                 if LLVMIsAInstruction(user).is_null() {
                     return true;
                 }
@@ -258,10 +246,7 @@ unsafe fn address_exposed(i: LLVMValueRef) -> bool {
                         if !is_local_slot(slot) {
                             return true;
                         }
-                        let mut l = LLVMGetFirstUse(slot);
-                        while !l.is_null() {
-                            let load = LLVMGetUser(l);
-                            l = LLVMGetNextUse(l);
+                        for load in llvm::users(slot) {
                             if LLVMGetInstructionOpcode(load) != LLVMLoad || seen.contains(&load) {
                                 continue;
                             }
@@ -725,29 +710,20 @@ impl Worker<'_> {
     unsafe fn pt_init_walk(&mut self, c: LLVMValueRef, cid: &Id, offset: Option<i64>, g: &Id) {
         unsafe {
             let t = LLVMTypeOf(c);
-            let kind = LLVMGetValueKind(c);
-            let aggregate = matches!(
-                kind,
+            let has_ptr = self.pt_has_ptr(t);
+            match LLVMGetValueKind(c) {
+                // No pointer leaf below, but maybe the entries of a relative lookup table,
+                // which go to -1: no offsets to compute.
                 LLVMConstantStructValueKind
-                    | LLVMConstantArrayValueKind
-                    | LLVMConstantVectorValueKind
-            );
-            if !aggregate {
-                if let Some((target, path)) = relative_entry(c) {
-                    // A relative lookup table holds its targets for `llvm.load.relative`,
-                    // at an offset it computes: -1. The difference exposes neither address.
-                    let tid = path.iter().fold(cid.clone(), |id, &k| id.child(b'.', k));
-                    self.pt_constant(target, &tid, g, g);
-                    fact!(self.out, pt_initializer, g, -1, &tid);
-                    return;
+                | LLVMConstantArrayValueKind
+                | LLVMConstantVectorValueKind
+                    if !has_ptr =>
+                {
+                    for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
+                        let e = LLVMGetOperand(c, i);
+                        self.pt_init_walk(e, &cid.child(b'.', i as usize), None, g);
+                    }
                 }
-            }
-            if !self.pt_has_ptr(t) && !aggregate {
-                // No pointer leaf below: only the ptrtoints inside constant expressions.
-                self.pt_constant(c, cid, g, g);
-                return;
-            }
-            match kind {
                 LLVMConstantStructValueKind => {
                     for i in 0..LLVMGetNumOperands(c).max(0) as u32 {
                         let at = offset.zip(self.pt_field_offset(t, i));
@@ -773,11 +749,22 @@ impl Worker<'_> {
                     }
                 }
                 _ if is_empty_constant(c) => {}
-                _ => {
+                _ if has_ptr => {
                     let at = offset.and_then(num).unwrap_or(-1);
                     fact!(self.out, pt_initializer, g, at, cid);
                     self.pt_constant(c, cid, g, g);
                 }
+                _ => match relative_entry(c) {
+                    // A relative lookup table holds its targets for `llvm.load.relative`,
+                    // at an offset it computes: -1. The difference exposes neither address.
+                    Some((target, path)) => {
+                        let tid = path.iter().fold(cid.clone(), |id, &k| id.child(b'.', k));
+                        self.pt_constant(target, &tid, g, g);
+                        fact!(self.out, pt_initializer, g, -1, &tid);
+                    }
+                    // Only the ptrtoints inside constant expressions.
+                    None => self.pt_constant(c, cid, g, g),
+                },
             }
         }
     }

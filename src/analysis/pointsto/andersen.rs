@@ -2088,14 +2088,12 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         };
         ld.add(s, to, con);
     }
-    for r in facts.rows::<rows::pt_load>()? {
-        let r = r?;
-        let (to, addr) = (s.sym.intern(r.to), s.sym.intern(r.addr));
-        ld.add(s, to, Con::Load { to, addr });
-    }
-    for r in facts.rows::<rows::pt_int_load>()? {
-        let r = r?;
-        let (to, addr) = (s.sym.intern(r.to), s.sym.intern(r.addr));
+    // A pointer made from an integer loaded from memory is a load of what it holds.
+    let loads = facts.rows::<rows::pt_load>()?.map(|r| r.map(|r| (r.to, r.addr)));
+    let int_loads = facts.rows::<rows::pt_int_load>()?.map(|r| r.map(|r| (r.to, r.addr)));
+    for r in loads.chain(int_loads) {
+        let (to, addr) = r?;
+        let (to, addr) = (s.sym.intern(to), s.sym.intern(addr));
         ld.add(s, to, Con::Load { to, addr });
     }
     for r in facts.rows::<rows::pt_store>()? {
