@@ -390,6 +390,7 @@ fn escaped_objects_keep_only_their_declared_fields() {
         assert_set(a, "named.q", a.sink("sink_q"), &["x"]);
         assert_set(a, "big.p[1]", a.sink("sink_big"), &["x", "y"]);
         assert_set(a, "*(&bytes + 8) in a callee", a.sink("sink_bytes"), &["y"]);
+        assert_set(a, "*(&local + 8) in a callee", a.sink("sink_local_bytes"), &["y"]);
     });
 }
 

@@ -54,7 +54,7 @@ enum Edge {
     /// Any offset becomes -1.
     Unknown(Node),
     /// Pointer arithmetic in a loop (`looping_field`): a constant offset in a collapsed
-    /// array, -1 elsewhere.
+    /// array or a typed object, at a field's start in other sized objects, -1 elsewhere.
     Loop(Node, i32),
     /// A variable index (`pt_offset_stride`, by its index in `Solver::strides`): the
     /// constant part in a collapsed array whose element size divides the stride, -1
@@ -147,8 +147,9 @@ enum Helper {
 /// `collapsed_object` in the prep rules).
 #[derive(Clone)]
 enum Layout {
-    /// Every offset below the size.
-    Sized(i32),
+    /// Every offset below the size; pointer arithmetic in a loop lands exactly only on
+    /// these offsets, sorted (`loop_field`: where fields of the declared type begin).
+    Sized(i32, std::rc::Rc<[i32]>),
     /// Only these, sorted (escaped objects, at the fields their declared type has).
     Fields(std::rc::Rc<[i32]>),
     /// Every offset, modulo the element size (arrays of structs, heap objects typed by use).
@@ -513,7 +514,7 @@ impl Solver {
             Some(Layout::Fields(fields)) if fields.binary_search(&(off as i32)).is_ok() => {
                 off as i32
             }
-            Some(&Layout::Sized(size)) if off < size as i64 => off as i32,
+            Some(&Layout::Sized(size, _)) if off < size as i64 => off as i32,
             _ => -1,
         }
     }
@@ -632,13 +633,18 @@ impl Solver {
                 };
                 (t, (o, off))
             }
-            // `bounded_object`: collapsed or typed
             Edge::Loop(t, k) => {
-                let bounded = matches!(layout, Some(Layout::Collapsed(_) | Layout::Fields(_)));
-                let off = if f < 0 || !bounded {
-                    -1
-                } else {
-                    self.bounded_at(id, f as i64 + k as i64)
+                let h = f as i64 + k as i64;
+                let off = match layout {
+                    _ if f < 0 => -1,
+                    // `bounded_object`: collapsed or typed
+                    Some(Layout::Collapsed(_) | Layout::Fields(_)) => self.bounded_at(id, h),
+                    // `loop_field`
+                    Some(Layout::Sized(_, fields)) => i32::try_from(h)
+                        .ok()
+                        .filter(|h| fields.binary_search(h).is_ok())
+                        .unwrap_or(-1),
+                    _ => -1,
                 };
                 (t, (o, off))
             }
@@ -1852,9 +1858,17 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         p.copy_length.insert(sym.intern(r.instr), r.bytes);
     }
     // Collapsed and typed objects have a size too: their layout says more.
+    let mut loop_fields: HashMap<u32, Vec<i32>> = HashMap::default();
+    for r in prep.rows::<prep_rows::loop_field>()? {
+        let r = r?;
+        loop_fields.entry(sym.intern(r.obj)).or_default().push(r.offset);
+    }
     for r in prep.rows::<prep_rows::object_size>()? {
         let r = r?;
-        p.layouts.insert(sym.intern(r.obj), Layout::Sized(r.bytes));
+        let o = sym.intern(r.obj);
+        let mut fields = loop_fields.remove(&o).unwrap_or_default();
+        fields.sort_unstable();
+        p.layouts.insert(o, Layout::Sized(r.bytes, fields.into()));
     }
     let mut fields: HashMap<u32, HashSet<i32>> = HashMap::default();
     for r in prep.rows::<prep_rows::object_field>()? {
