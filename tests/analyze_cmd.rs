@@ -525,3 +525,47 @@ fn bad_context_is_a_usage_error() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr_text(&o));
 }
+
+#[test]
+fn summary_counts_constant_data_as_one_object_beside_every_object() {
+    let dir = scratch("analyze-constant-data");
+    let ll = dir.join("pick.ll");
+    std::fs::write(
+        &ll,
+        r#"@.s1 = private constant [2 x i8] c"a\00"
+@.s2 = private constant [2 x i8] c"b\00"
+@table = constant [2 x i32] [i32 1, i32 2]
+@counter = global i32 0
+@ptrs = constant [1 x ptr] [ptr @counter]
+
+define ptr @pick(i32 %k) {
+  %c = icmp eq i32 %k, 0
+  %a = select i1 %c, ptr @.s1, ptr @.s2
+  %d = icmp eq i32 %k, 1
+  %b = select i1 %d, ptr %a, ptr @table
+  %e = icmp eq i32 %k, 2
+  %r = select i1 %e, ptr %b, ptr @counter
+  %f = select i1 %e, ptr @ptrs, ptr @.s1
+  ret ptr %r
+}
+"#,
+    )
+    .unwrap();
+    let o = llfacts()
+        .args(["analyze", "--format", "json"])
+        .arg(&ll)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Pointers: %a {s1, s2}, %b {s1, s2, table}, %r {s1, s2, table, counter},
+    // %f {ptrs, s1}, one node per constant operand (s1, s2, table, counter, ptrs, s1) and
+    // @ptrs' initializer leaf {counter}: 11 sets holding 2 + 3 + 4 + 2 + 6 + 1 = 18 objects.
+    // The strings and the table of numbers are constant data; @counter is not constant and
+    // @ptrs holds a pointer: counted as one, 1 + 1 + 2 + 2 + 6 + 1 = 13.
+    assert_eq!(summary["pointers"], 11, "{summary}");
+    let avg = summary["avg_points_to"].as_f64().unwrap();
+    let merged = summary["avg_points_to_constants_as_one"].as_f64().unwrap();
+    assert!((avg - 18.0 / 11.0).abs() < 1e-9, "{summary}");
+    assert!((merged - 13.0 / 11.0).abs() < 1e-9, "{summary}");
+}

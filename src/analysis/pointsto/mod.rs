@@ -136,6 +136,9 @@ pub struct Summary {
     /// Distinct objects pointed to.
     pub objects: usize,
     pub avg_points_to: f64,
+    /// The same, with constant data (`constant_data`) counted as one object, as SVF counts
+    /// by default: the figure to compare with its averages.
+    pub avg_points_to_constants_as_one: f64,
     pub max_points_to: usize,
     pub call_graph_edges: usize,
     pub indirect_calls: usize,
@@ -155,6 +158,7 @@ impl Summary {
             "pointers": self.pointers,
             "objects": self.objects,
             "avg_points_to": self.avg_points_to,
+            "avg_points_to_constants_as_one": self.avg_points_to_constants_as_one,
             "max_points_to": self.max_points_to,
             "call_graph_edges": self.call_graph_edges,
             "indirect_calls": self.indirect_calls,
@@ -172,11 +176,12 @@ impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} pointers into {} objects (points-to set: average {:.2}, max {}); {} call-graph edges; {} of {} indirect calls resolved; {} reachable functions; context {}: {} function instances",
+            "{} pointers into {} objects (points-to set: average {:.2}, max {}; average {:.2} with constant data as one object); {} call-graph edges; {} of {} indirect calls resolved; {} reachable functions; context {}: {} function instances",
             self.pointers,
             self.objects,
             self.avg_points_to,
             self.max_points_to,
+            self.avg_points_to_constants_as_one,
             self.call_graph_edges,
             self.indirect_calls_resolved,
             self.indirect_calls,
@@ -189,7 +194,13 @@ impl std::fmt::Display for Summary {
 
 impl Summary {
     pub fn of(solution: &Solution, facts: &FactSet) -> Result<Summary> {
-        let sets = solution.set_sizes();
+        let sets = solution.set_sizes(&|_| false);
+        let constants = constant_data(facts)?;
+        let merged = solution.set_sizes(&|o| constants.contains(o));
+        let average = |sizes: &[usize]| match sizes.len() {
+            0 => 0.0,
+            n => sizes.iter().sum::<usize>() as f64 / n as f64,
+        };
         let direct = direct_calls(facts)?;
         let mut indirect = BTreeSet::new();
         for r in facts.rows::<rows::pt_call>()? {
@@ -207,11 +218,8 @@ impl Summary {
         Ok(Summary {
             pointers: sets.len(),
             objects: solution.pointed_objects().len(),
-            avg_points_to: if sets.is_empty() {
-                0.0
-            } else {
-                sets.iter().sum::<usize>() as f64 / sets.len() as f64
-            },
+            avg_points_to: average(&sets),
+            avg_points_to_constants_as_one: average(&merged),
             max_points_to: sets.iter().copied().max().unwrap_or(0),
             call_graph_edges: solution.call_edges().count(),
             indirect_calls: indirect.len(),
@@ -225,6 +233,28 @@ impl Summary {
             },
         })
     }
+}
+
+/// Constant globals with an initializer that holds no pointer: string literals and tables
+/// of numbers. No program writes them, nor can they lead anywhere. SVF merges them into one
+/// object by default (`-model-consts=false`), so its averages count them as one.
+fn constant_data(facts: &FactSet) -> Result<BTreeSet<&str>> {
+    let mut with_pointers = BTreeSet::new();
+    for r in facts.rows::<rows::pt_initializer>()? {
+        with_pointers.insert(r?.global);
+    }
+    let mut initialized = BTreeSet::new();
+    for r in facts.rows::<rows::global_var_initializer>()? {
+        initialized.insert(r?.global);
+    }
+    let mut out = BTreeSet::new();
+    for r in facts.rows::<rows::global_var_constant>()? {
+        let g = r?.global;
+        if initialized.contains(g) && !with_pointers.contains(g) {
+            out.insert(g);
+        }
+    }
+    Ok(out)
 }
 
 /// What is read off a solution: the call graph and may-alias answers.

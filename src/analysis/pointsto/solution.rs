@@ -468,20 +468,30 @@ impl Solution {
             .map(|(o, f)| (self.name(o), f))
     }
 
-    /// The number of distinct objects in each set (locations are sorted by object).
-    fn set_objects(&self, set: u32) -> usize {
+    /// The number of distinct objects in each set (locations are sorted by object), the
+    /// objects `merged` names counting as one together.
+    fn set_objects(&self, set: u32, merged: &dyn Fn(&str) -> bool) -> usize {
         let mut last = None;
-        self.set_locs(set)
+        let mut any_merged = false;
+        let others = self
+            .set_locs(set)
             .filter(|&(o, _)| last.replace(o) != Some(o))
-            .count()
+            .filter(|&(o, _)| {
+                let m = merged(self.name(o));
+                any_merged |= m;
+                !m
+            })
+            .count();
+        others + usize::from(any_merged)
     }
 
-    /// The size of every non-empty points-to set of a node, in objects.
-    pub fn set_sizes(&self) -> Vec<usize> {
+    /// The size of every non-empty points-to set of a node, in objects, those that
+    /// `merged` names counting as one.
+    pub fn set_sizes(&self, merged: &dyn Fn(&str) -> bool) -> Vec<usize> {
         let mut per_set: HashMap<u32, usize> = HashMap::new();
         self.var_sets
             .iter()
-            .map(|&(_, s)| *per_set.entry(s).or_insert_with(|| self.set_objects(s)))
+            .map(|&(_, s)| *per_set.entry(s).or_insert_with(|| self.set_objects(s, merged)))
             .collect()
     }
 
