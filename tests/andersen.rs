@@ -395,6 +395,16 @@ fn escaped_objects_keep_only_their_declared_fields() {
 }
 
 #[test]
+fn nodes_used_as_structs_hold_no_code() {
+    for_both("code_not_data", &["code_not_data.c"], |a| {
+        // `u` holds `&a` or `hello`; `n`, read from it, is used as a struct.
+        assert_set(a, "&n->v", a.sink("sink_int"), &["a"]);
+        assert_set(a, "n->next", a.sink("sink_node"), &["b"]);
+        assert_set(a, "u.f()", a.indirect_callees("main"), &["hello"]);
+    });
+}
+
+#[test]
 fn globals_with_initializers_and_function_tables() {
     for_both("globals", &["globals.c"], |a| {
         assert_set(a, "*gpp", a.sink("sink_gp"), &["x"]);
@@ -795,6 +805,13 @@ fn unsound_pointers_through_integers_in_memory() {
 fn unsound_pointers_rebuilt_from_a_difference() {
     for_both("int_difference", &["unsound/int_difference.c"], |a| {
         assert_set(a, "rebuild(&y[0], &x[4] - &y[0])", a.sink("sink_p"), &["y"]);
+    });
+}
+
+#[test]
+fn unsound_code_read_as_data() {
+    for_both("code_as_data", &["unsound/code_as_data.c"], |a| {
+        assert_set(a, "&h->second", a.sink("sink_byte"), &[]);
     });
 }
 

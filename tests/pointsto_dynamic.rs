@@ -70,6 +70,7 @@ const FORMS: [&[&str]; 3] = [&[], &["--mem2reg"], &["--cflag=-O2"]];
 const SOUND: &[&[&str]] = &[
     &["alias_assertions.c"],
     &["calltypes.c"],
+    &["code_not_data.c"],
     &["context.c"],
     &["escape.c"],
     &["fields.c"],
@@ -131,6 +132,7 @@ fn documented_unsound_choices_show_at_run_time() {
             "unsound/incompatible_call.c",
             "program:@set:%0 -> program:@x +0",
         ),
+        ("unsound/code_as_data.c", "-> program:@hello"),
         (
             "unsound/int_difference.c",
             "program:@sink_p:%0 -> program:@main:%",

@@ -169,6 +169,8 @@ impl Layout {
 struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
+    struct_nodes: HashSet<u32>,
+    code: HashSet<u32>,
     wrapper: HashSet<u32>,
     /// Objects with exact offsets; the others are field-insensitive (offset -1 only).
     layouts: HashMap<u32, Layout>,
@@ -356,6 +358,9 @@ struct Solver {
     named: HashMap<(u32, u32), Node>,
     node_name: Vec<Option<u32>>,
     node_ctx: Vec<u32>,
+    /// Nodes used as a struct or array (`struct_node`): they hold no function's code.
+    /// Never merged with others, since what they hold is filtered.
+    struct_node: Vec<bool>,
     cells: HashMap<Loc, Node>,
     /// Cells of each object (and of each memory copy's pseudo-object), by offset.
     object_cells: HashMap<u32, Vec<(i32, Node)>>,
@@ -370,6 +375,8 @@ struct Solver {
     loc_ids: HashMap<Loc, u32>,
     /// The ids of locations at offset -1.
     unknown_locs: LocSet,
+    /// The ids of locations in a function's code (`code_object`).
+    code_locs: LocSet,
     pts: Vec<LocSet>,
     /// Equal bitsets in `pts` share their memory; `changed` lists the nodes whose bitset
     /// changed since it was last pooled (`is_changed` by node), and `shared_at` what
@@ -466,6 +473,8 @@ impl Solver {
         self.rep.push(n);
         self.node_name.push(name);
         self.node_ctx.push(0);
+        let data = name.is_some_and(|s| self.prep.struct_nodes.contains(&s));
+        self.struct_node.push(data);
         n
     }
 
@@ -528,6 +537,9 @@ impl Solver {
         let layout = self.prep.layouts.get(&self.cx.obj(loc.0)).cloned();
         self.loc_layout.push(layout);
         self.loc_ids.insert(loc, i);
+        if self.prep.code.contains(&self.cx.obj(loc.0)) {
+            self.code_locs.insert(i);
+        }
         if loc.1 < 0 {
             self.unknown_locs.insert(i);
         }
@@ -540,6 +552,9 @@ impl Solver {
     fn add_loc(&mut self, n: Node, loc: Loc) {
         let id = self.loc_id(loc);
         let n = self.find(n);
+        if self.struct_node[n as usize] && self.code_locs.contains(id) {
+            return;
+        }
         if self.pts[n as usize].insert(id) {
             self.changed(n);
             if let Some(p) = &mut self.provenance {
@@ -552,6 +567,14 @@ impl Solver {
 
     /// Adds the locations of `set` to representative `n`.
     fn add_locs(&mut self, n: Node, set: &LocSet) {
+        let data;
+        let set = match self.struct_node[n as usize] {
+            true => {
+                data = set.split(&self.code_locs).1;
+                &data
+            }
+            false => set,
+        };
         let new = self.pts[n as usize].add_all(set);
         if new.is_empty() {
             return;
@@ -1494,6 +1517,10 @@ impl Solver {
                     *pos += 1;
                     let Edge::Copy(w) = e else { continue };
                     let w = self.find(w);
+                    // What a struct node holds is filtered: it is in no cycle.
+                    if self.struct_node[w as usize] {
+                        continue;
+                    }
                     if index[w as usize] == u32::MAX {
                         index[w as usize] = next;
                         low[w as usize] = next;
@@ -1729,6 +1756,7 @@ pub fn solve(
         named: HashMap::default(),
         node_name: Vec::new(),
         node_ctx: Vec::new(),
+        struct_node: Vec::new(),
         cells: HashMap::default(),
         object_cells: HashMap::default(),
         subs: HashMap::default(),
@@ -1738,6 +1766,7 @@ pub fn solve(
         loc_layout: Vec::new(),
         loc_ids: HashMap::default(),
         unknown_locs: LocSet::default(),
+        code_locs: LocSet::default(),
         pts: Vec::new(),
         pool: SetPool::default(),
         changed: Vec::new(),
@@ -1804,6 +1833,8 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let mut p = Prep {
         linked: HashMap::default(),
         looping: HashSet::default(),
+        struct_nodes: HashSet::default(),
+        code: HashSet::default(),
         wrapper: HashSet::default(),
         layouts: HashMap::default(),
         wrapper_offsets: HashMap::default(),
@@ -1844,6 +1875,12 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     }
     for r in prep.rows::<prep_rows::looping_field>()? {
         p.looping.insert(sym.intern(r?.node));
+    }
+    for r in prep.rows::<prep_rows::struct_node>()? {
+        p.struct_nodes.insert(sym.intern(r?.node));
+    }
+    for r in prep.rows::<prep_rows::code_object>()? {
+        p.code.insert(sym.intern(r?.obj));
     }
     for r in prep.rows::<prep_rows::wrapper>()? {
         p.wrapper.insert(sym.intern(r?.func));
