@@ -395,9 +395,9 @@ fn escaped_objects_keep_only_their_declared_fields() {
 }
 
 #[test]
-fn nodes_used_as_structs_hold_no_code() {
+fn dereferenced_nodes_hold_no_code() {
     for_both("code_not_data", &["code_not_data.c"], |a| {
-        // `u` holds `&a` or `hello`; `n`, read from it, is used as a struct.
+        // `u` holds `&a` or `hello`; `n`, read from it, is dereferenced.
         assert_set(a, "&n->v", a.sink("sink_int"), &["a"]);
         assert_set(a, "n->next", a.sink("sink_node"), &["b"]);
         assert_set(a, "u.f()", a.indirect_callees("main"), &["hello"]);

@@ -169,7 +169,7 @@ impl Layout {
 struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
-    struct_nodes: HashSet<u32>,
+    data_nodes: HashSet<u32>,
     code: HashSet<u32>,
     wrapper: HashSet<u32>,
     /// Objects with exact offsets; the others are field-insensitive (offset -1 only).
@@ -358,9 +358,9 @@ struct Solver {
     named: HashMap<(u32, u32), Node>,
     node_name: Vec<Option<u32>>,
     node_ctx: Vec<u32>,
-    /// Nodes used as a struct or array (`struct_node`): they hold no function's code.
-    /// Never merged with others, since what they hold is filtered.
-    struct_node: Vec<bool>,
+    /// Nodes the program dereferences or offsets (`data_node`): they hold no function's
+    /// code. Never merged with others, since what they hold is filtered.
+    data_node: Vec<bool>,
     cells: HashMap<Loc, Node>,
     /// Cells of each object (and of each memory copy's pseudo-object), by offset.
     object_cells: HashMap<u32, Vec<(i32, Node)>>,
@@ -473,8 +473,8 @@ impl Solver {
         self.rep.push(n);
         self.node_name.push(name);
         self.node_ctx.push(0);
-        let data = name.is_some_and(|s| self.prep.struct_nodes.contains(&s));
-        self.struct_node.push(data);
+        let data = name.is_some_and(|s| self.prep.data_nodes.contains(&s));
+        self.data_node.push(data);
         n
     }
 
@@ -552,7 +552,7 @@ impl Solver {
     fn add_loc(&mut self, n: Node, loc: Loc) {
         let id = self.loc_id(loc);
         let n = self.find(n);
-        if self.struct_node[n as usize] && self.code_locs.contains(id) {
+        if self.data_node[n as usize] && self.code_locs.contains(id) {
             return;
         }
         if self.pts[n as usize].insert(id) {
@@ -568,7 +568,7 @@ impl Solver {
     /// Adds the locations of `set` to representative `n`.
     fn add_locs(&mut self, n: Node, set: &LocSet) {
         let data;
-        let set = match self.struct_node[n as usize] {
+        let set = match self.data_node[n as usize] {
             true => {
                 data = set.split(&self.code_locs).1;
                 &data
@@ -1517,8 +1517,8 @@ impl Solver {
                     *pos += 1;
                     let Edge::Copy(w) = e else { continue };
                     let w = self.find(w);
-                    // What a struct node holds is filtered: it is in no cycle.
-                    if self.struct_node[w as usize] {
+                    // What a data node holds is filtered: it is in no cycle.
+                    if self.data_node[w as usize] {
                         continue;
                     }
                     if index[w as usize] == u32::MAX {
@@ -1756,7 +1756,7 @@ pub fn solve(
         named: HashMap::default(),
         node_name: Vec::new(),
         node_ctx: Vec::new(),
-        struct_node: Vec::new(),
+        data_node: Vec::new(),
         cells: HashMap::default(),
         object_cells: HashMap::default(),
         subs: HashMap::default(),
@@ -1833,7 +1833,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let mut p = Prep {
         linked: HashMap::default(),
         looping: HashSet::default(),
-        struct_nodes: HashSet::default(),
+        data_nodes: HashSet::default(),
         code: HashSet::default(),
         wrapper: HashSet::default(),
         layouts: HashMap::default(),
@@ -1876,8 +1876,8 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<prep_rows::looping_field>()? {
         p.looping.insert(sym.intern(r?.node));
     }
-    for r in prep.rows::<prep_rows::struct_node>()? {
-        p.struct_nodes.insert(sym.intern(r?.node));
+    for r in prep.rows::<prep_rows::data_node>()? {
+        p.data_nodes.insert(sym.intern(r?.node));
     }
     for r in prep.rows::<prep_rows::code_object>()? {
         p.code.insert(sym.intern(r?.obj));
