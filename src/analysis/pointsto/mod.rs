@@ -194,12 +194,11 @@ impl std::fmt::Display for Summary {
 
 impl Summary {
     pub fn of(solution: &Solution, facts: &FactSet) -> Result<Summary> {
-        let sets = solution.set_sizes(&|_| false);
         let constants = constant_data(facts)?;
-        let merged = solution.set_sizes(&|o| constants.contains(o));
-        let average = |sizes: &[usize]| match sizes.len() {
+        let sizes = solution.set_sizes(&|o| constants.contains(o));
+        let average = |size: fn(&(usize, usize)) -> usize| match sizes.len() {
             0 => 0.0,
-            n => sizes.iter().sum::<usize>() as f64 / n as f64,
+            n => sizes.iter().map(size).sum::<usize>() as f64 / n as f64,
         };
         let direct = direct_calls(facts)?;
         let mut indirect = BTreeSet::new();
@@ -216,11 +215,11 @@ impl Summary {
             .collect();
         let resolved: BTreeSet<&str> = indirect_edges.iter().copied().collect();
         Ok(Summary {
-            pointers: sets.len(),
+            pointers: sizes.len(),
             objects: solution.pointed_objects().len(),
-            avg_points_to: average(&sets),
-            avg_points_to_constants_as_one: average(&merged),
-            max_points_to: sets.iter().copied().max().unwrap_or(0),
+            avg_points_to: average(|s| s.0),
+            avg_points_to_constants_as_one: average(|s| s.1),
+            max_points_to: sizes.iter().map(|s| s.0).max().unwrap_or(0),
             call_graph_edges: solution.call_edges().count(),
             indirect_calls: indirect.len(),
             indirect_calls_resolved: resolved.len(),

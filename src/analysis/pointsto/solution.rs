@@ -468,27 +468,28 @@ impl Solution {
             .map(|(o, f)| (self.name(o), f))
     }
 
-    /// The number of distinct objects in each set (locations are sorted by object), the
-    /// objects `merged` names counting as one together.
-    fn set_objects(&self, set: u32, merged: &dyn Fn(&str) -> bool) -> usize {
+    /// The number of distinct objects in a set (locations are sorted by object), and the
+    /// same with the objects `merged` names counting as one together.
+    fn set_objects(&self, set: u32, merged: &dyn Fn(&str) -> bool) -> (usize, usize) {
         let mut last = None;
-        let mut any_merged = false;
-        let others = self
-            .set_locs(set)
-            .filter(|&(o, _)| last.replace(o) != Some(o))
-            .filter(|&(o, _)| {
-                let m = merged(self.name(o));
-                any_merged |= m;
-                !m
-            })
-            .count();
-        others + usize::from(any_merged)
+        let (mut all, mut kept, mut any_merged) = (0, 0, false);
+        for (o, _) in self.set_locs(set) {
+            if last.replace(o) == Some(o) {
+                continue;
+            }
+            all += 1;
+            match merged(self.name(o)) {
+                true => any_merged = true,
+                false => kept += 1,
+            }
+        }
+        (all, kept + usize::from(any_merged))
     }
 
-    /// The size of every non-empty points-to set of a node, in objects, those that
-    /// `merged` names counting as one.
-    pub fn set_sizes(&self, merged: &dyn Fn(&str) -> bool) -> Vec<usize> {
-        let mut per_set: HashMap<u32, usize> = HashMap::new();
+    /// The size of every non-empty points-to set of a node, in objects, and the same with
+    /// the objects that `merged` names counting as one.
+    pub fn set_sizes(&self, merged: &dyn Fn(&str) -> bool) -> Vec<(usize, usize)> {
+        let mut per_set: HashMap<u32, (usize, usize)> = HashMap::new();
         self.var_sets
             .iter()
             .map(|&(_, s)| *per_set.entry(s).or_insert_with(|| self.set_objects(s, merged)))
