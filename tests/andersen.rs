@@ -905,3 +905,36 @@ fn contexts_separate_calls_and_clone_heap_objects() {
         }
     }
 }
+
+#[test]
+fn megamorphic_calls_run_their_callees_in_the_empty_context() {
+    let callsite1 = "#define CONTEXT_DEPTH 1";
+    let caller1 = "#define CONTEXT_DEPTH 1\n#define CONTEXT_CALLER 1";
+    for mode in MODES {
+        for (what, defines) in [("1-callsite", callsite1), ("1-caller", caller1)] {
+            let a = analyse_in(&format!("megamorphic-{what}"), &["megamorphic.c"], mode, defines);
+            let m = format!("{what} {mode:?}");
+            // The two calls through the 33-function table (more candidates than the bound
+            // of 32) share `pick10`'s instance in `[]`: each gets both calls' arguments.
+            assert_eq!(a.sink("sink_table1"), set(&["c", "d"]), "table[argc](&c), {m}");
+            assert_eq!(a.sink("sink_table2"), set(&["c", "d"]), "table[argc + 1](&d), {m}");
+            // The direct calls keep their contexts: one per call site, one for both callers
+            // in `main`; and so does the call through the two-function table in 1-callsite.
+            let (direct, few, instances): (&[&[&str]; 2], &[&[&str]; 2], usize) = match what {
+                "1-callsite" => (&[&["a"], &["b"]], &[&["a"], &["b"]], 3),
+                _ => (&[&["a", "b"], &["a", "b"]], &[&["a", "b"], &["a", "b"]], 2),
+            };
+            assert_eq!(a.sink("sink_direct1"), set(direct[0]), "pick10(&a), {m}");
+            assert_eq!(a.sink("sink_direct2"), set(direct[1]), "pick10(&b), {m}");
+            assert_eq!(a.sink("sink_few1"), set(few[0]), "few[..](&a, 0), {m}");
+            assert_eq!(a.sink("sink_few2"), set(few[1]), "few[..](&b, 0), {m}");
+            // [call 1], [call 2] or [main]; and [] for both calls through the table.
+            assert_eq!(a.instances("pick10"), instances, "instances of pick10, {m}");
+            let f = a.function("pick10");
+            assert!(
+                a.out("reachable_context").iter().any(|r| r[0] == f && r[1] == "[]"),
+                "pick10 in [], {m}"
+            );
+        }
+    }
+}

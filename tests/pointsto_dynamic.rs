@@ -81,6 +81,7 @@ const SOUND: &[&[&str]] = &[
     &["int_exposure.c"],
     &["link_app.c", "link_lib.c"],
     &["list.c"],
+    &["megamorphic.c"],
     &["memcpy.c"],
     &["out_wrappers.c"],
     &["static_storage.c", "static_storage_lib.c"],

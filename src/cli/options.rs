@@ -260,8 +260,9 @@ pub struct AnalysisOptions {
     solver: SolverArg,
     /// Context sensitivity of the points-to analysis: `insensitive`, or contexts of the
     /// last 1 to 3 call sites (`1-callsite`, `2-callsite`, `3-callsite`) or of the last 1
-    /// to 3 calling functions (`1-caller`, `2-caller`, `3-caller`). Both solvers; with
-    /// `rules`, as `#define CONTEXT_DEPTH k` and `#define CONTEXT_CALLER 0|1`.
+    /// to 3 calling functions (`1-caller`, `2-caller`, `3-caller`); an indirect call with
+    /// more than 32 possible callees by type gives them the empty context. Both solvers;
+    /// with `rules`, as `#define CONTEXT_DEPTH k` and `#define CONTEXT_CALLER 0|1`.
     #[arg(long, value_name = "MODE", default_value = "insensitive")]
     context: String,
 }

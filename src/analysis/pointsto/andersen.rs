@@ -194,6 +194,8 @@ struct Prep {
     /// each call type may reach.
     indirect_type: HashMap<u32, u32>,
     callable: HashSet<(u32, u32)>,
+    /// Calls whose callees run in the empty context (`megamorphic_call`).
+    megamorphic: HashSet<u32>,
     max_offset: i32,
     roots: Vec<u32>,
     /// The functions instantiated in the empty context when there are contexts.
@@ -956,19 +958,23 @@ impl Solver {
     }
 
     /// A new call-graph edge from call `c` (in its context X) to function `f`, analysed in
-    /// the callee context push(elem, X).
+    /// the callee context push(elem, X), or `[]` when `c` is megamorphic.
     fn call(&mut self, c: u32, f: u32) {
         let call_sym = self.call_sym[c as usize];
         let x = self.call_ctx[c as usize];
         let y = if self.cx.depth == 0 {
             0
         } else {
-            let elem = if self.cx.caller {
-                self.call_func[c as usize]
+            let y = if self.prep.megamorphic.contains(&call_sym) {
+                0
             } else {
-                call_sym
+                let elem = if self.cx.caller {
+                    self.call_func[c as usize]
+                } else {
+                    call_sym
+                };
+                self.cx.push(elem, x)
             };
-            let y = self.cx.push(elem, x);
             self.cx.edges.push((c, y, f));
             if self.defined.contains(&f) {
                 self.cx.reach(f, y);
@@ -1851,6 +1857,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         external_globals: Vec::new(),
         indirect_type: HashMap::default(),
         callable: HashSet::default(),
+        megamorphic: HashSet::default(),
         max_offset: 0,
         roots: Vec::new(),
         context_entries: Vec::new(),
@@ -1974,6 +1981,9 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<prep_rows::callable_type>()? {
         let r = r?;
         p.callable.insert((sym.intern(r.call_ty), sym.intern(r.fn_ty)));
+    }
+    for r in prep.rows::<prep_rows::megamorphic_call>()? {
+        p.megamorphic.insert(sym.intern(r?.call));
     }
     p.max_offset = match prep.rows::<prep_rows::max_offset>()?.next() {
         Some(r) => r?.n,
