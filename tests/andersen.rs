@@ -938,3 +938,16 @@ fn megamorphic_calls_run_their_callees_in_the_empty_context() {
         }
     }
 }
+
+#[test]
+fn stack_slots_are_read_flow_sensitively_outside_setjmp() {
+    for_both("flow_slots", &["flow_slots.c"], |a| {
+        // `p` holds &a, then &b, then &b or &c: each load sees the stores that reach it
+        // (at -O0 through `p`'s slot; after mem2reg `p` is SSA).
+        assert_set(a, "p after p = &a", a.sink("sink_first"), &["a"]);
+        assert_set(a, "p after p = &b", a.sink("sink_second"), &["b"]);
+        assert_set(a, "p after if (k) p = &c", a.sink("sink_joined"), &["b", "c"]);
+        // longjmp returns to setjmp with `q = &d` stored on no path to the load.
+        assert_set(a, "q after longjmp", a.sink("sink_after_jump"), &["a", "d"]);
+    });
+}

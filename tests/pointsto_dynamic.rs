@@ -74,6 +74,7 @@ const SOUND: &[&[&str]] = &[
     &["context.c"],
     &["escape.c"],
     &["fields.c"],
+    &["flow_slots.c"],
     &["funcptr.c"],
     &["globals.c"],
     &["heap_types.c"],

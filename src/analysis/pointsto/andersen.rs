@@ -170,6 +170,10 @@ struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
     data_nodes: HashSet<u32>,
+    /// Loads from stack slots read flow-sensitively (`flow_slot_load`), and the (load
+    /// result, stored value) copies that replace them (`slot_value`).
+    flow_slot_loads: HashSet<u32>,
+    slot_values: Vec<(u32, u32)>,
     code: HashSet<u32>,
     wrapper: HashSet<u32>,
     /// Objects with exact offsets; the others are field-insensitive (offset -1 only).
@@ -1840,6 +1844,8 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         linked: HashMap::default(),
         looping: HashSet::default(),
         data_nodes: HashSet::default(),
+        flow_slot_loads: HashSet::default(),
+        slot_values: Vec::new(),
         code: HashSet::default(),
         wrapper: HashSet::default(),
         layouts: HashMap::default(),
@@ -1885,6 +1891,13 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     }
     for r in prep.rows::<prep_rows::data_node>()? {
         p.data_nodes.insert(sym.intern(r?.node));
+    }
+    for r in prep.rows::<prep_rows::flow_slot_load>()? {
+        p.flow_slot_loads.insert(sym.intern(r?.load));
+    }
+    for r in prep.rows::<prep_rows::slot_value>()? {
+        let r = r?;
+        p.slot_values.push((sym.intern(r.to), sym.intern(r.value)));
     }
     for r in prep.rows::<prep_rows::code_object>()? {
         p.code.insert(sym.intern(r?.obj));
@@ -2149,13 +2162,20 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         };
         ld.add(s, to, con);
     }
-    // A pointer made from an integer loaded from memory is a load of what it holds.
-    let loads = facts.rows::<rows::pt_load>()?.map(|r| r.map(|r| (r.to, r.addr)));
-    let int_loads = facts.rows::<rows::pt_int_load>()?.map(|r| r.map(|r| (r.to, r.addr)));
+    // A pointer made from an integer loaded from memory is a load of what it holds. A load
+    // from a slot read flow-sensitively copies the stores it reads instead.
+    let loads = facts.rows::<rows::pt_load>()?.map(|r| r.map(|r| (Some(r.instr), r.to, r.addr)));
+    let int_loads = facts.rows::<rows::pt_int_load>()?.map(|r| r.map(|r| (None, r.to, r.addr)));
     for r in loads.chain(int_loads) {
-        let (to, addr) = r?;
+        let (instr, to, addr) = r?;
+        if instr.is_some_and(|i| s.prep.flow_slot_loads.contains(&s.sym.intern(i))) {
+            continue;
+        }
         let (to, addr) = (s.sym.intern(to), s.sym.intern(addr));
         ld.add(s, to, Con::Load { to, addr });
+    }
+    for (to, from) in s.prep.slot_values.clone() {
+        ld.add(s, to, Con::Copy { to, from });
     }
     for r in facts.rows::<rows::pt_store>()? {
         let r = r?;
