@@ -2168,13 +2168,15 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
     let int_loads = facts.rows::<rows::pt_int_load>()?.map(|r| r.map(|r| (None, r.to, r.addr)));
     for r in loads.chain(int_loads) {
         let (instr, to, addr) = r?;
-        if instr.is_some_and(|i| s.prep.flow_slot_loads.contains(&s.sym.intern(i))) {
+        // A flow-sensitive load's symbol is in the table already (the prep named it).
+        let flow = instr.and_then(|i| s.sym.get(i));
+        if flow.is_some_and(|i| s.prep.flow_slot_loads.contains(&i)) {
             continue;
         }
         let (to, addr) = (s.sym.intern(to), s.sym.intern(addr));
         ld.add(s, to, Con::Load { to, addr });
     }
-    for (to, from) in s.prep.slot_values.clone() {
+    for (to, from) in std::mem::take(&mut s.prep.slot_values) {
         ld.add(s, to, Con::Copy { to, from });
     }
     for r in facts.rows::<rows::pt_store>()? {
