@@ -30,7 +30,8 @@ const CHUNK_BITS: usize = CHUNK_WORDS * 64;
 /// A chunk's bits, unpacked to compute with.
 type Words = [u64; CHUNK_WORDS];
 /// A chunk as stored: the mask of its nonzero words, then those words in order (never a
-/// zero word, so that equal chunks are equal slices).
+/// zero word), or [`WHOLE`] and all its words; one form per content, so that equal chunks
+/// are equal slices.
 type Chunk = [u64];
 /// A bitset's chunks: one allocation with its reference count, so that a location is
 /// two pointers away from the set (the chunk vector, then the chunk).
