@@ -500,6 +500,35 @@ fn heap_objects_per_call_site_of_out_parameter_wrappers() {
 }
 
 #[test]
+fn heap_objects_per_call_site_of_wrappers_over_out_allocators() {
+    for_both("out_alloc_locals", &["out_alloc_locals.c"], |a| {
+        // aligned_new returns what posix_memalign stored into its own local `p`: each call
+        // is its own object, and the fields written through one stay out of the other.
+        assert_set(a, "a", a.sink("sink_a"), &["heap:main>aligned_new@73"]);
+        assert_set(a, "b", a.sink("sink_b"), &["heap:main>aligned_new@74"]);
+        assert_set(a, "a->a", a.sink("sink_aa"), &["x"]);
+        assert_set(a, "b->a", a.sink("sink_ba"), &["y"]);
+        // The same through vasprintf in a variadic function.
+        assert_set(a, "s1", a.sink("sink_s1"), &["heap:main>format@77"]);
+        assert_set(a, "s2", a.sink("sink_s2"), &["heap:main>format@78"]);
+        // An out-wrapper that stores such a block through `out`.
+        assert_set(a, "c", a.sink("sink_c"), &["heap:main>new_pair@80"]);
+        // `p` may also hold &spare: no wrapper, one object for both calls.
+        let spare = &["heap:aligned_or_spare>posix_memalign@43", "spare"];
+        assert_set(a, "d", a.sink("sink_d"), spare);
+        assert_set(a, "e", a.sink("sink_e"), spare);
+        // `&p` also goes to keep(), which may keep it: no wrapper.
+        let kept = &["heap:aligned_kept>posix_memalign@54"];
+        assert_set(a, "k1", a.sink("sink_k1"), kept);
+        assert_set(a, "k2", a.sink("sink_k2"), kept);
+        // The inner objects stay for the wrappers' own uses.
+        let heap = a.heap_objects();
+        assert!(heap.contains("heap:aligned_new>posix_memalign@16"), "{heap:?}");
+        assert!(heap.contains("heap:format>vasprintf@26"), "{heap:?}");
+    });
+}
+
+#[test]
 fn arrays_of_structs_collapse_to_one_element() {
     for_both("struct_arrays", &["struct_arrays.c"], |a| {
         // `l++` steps through regs: each field keeps its own contents.

@@ -84,6 +84,7 @@ const SOUND: &[&[&str]] = &[
     &["list.c"],
     &["megamorphic.c"],
     &["memcpy.c"],
+    &["out_alloc_locals.c"],
     &["out_wrappers.c"],
     &["static_storage.c", "static_storage_lib.c"],
     &["struct_arrays.c"],
