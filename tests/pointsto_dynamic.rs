@@ -69,6 +69,7 @@ const FORMS: [&[&str]; 3] = [&[], &["--mem2reg"], &["--cflag=-O2"]];
 
 const SOUND: &[&[&str]] = &[
     &["alias_assertions.c"],
+    &["callbacks.c"],
     &["calltypes.c"],
     &["code_not_data.c"],
     &["context.c"],

@@ -79,6 +79,12 @@ enum Trigger {
     Callee {
         call: u32,
     },
+    /// `node` is the argument of an external call whose functions the external calls back
+    /// (`Prep::callbacks[model]`).
+    Callback {
+        call: u32,
+        model: u32,
+    },
     /// `node` is the source or destination of memory copy `copy` (a pseudo-object).
     CopyFrom {
         copy: u32,
@@ -218,6 +224,23 @@ struct Prep {
     /// Link-field offsets of node-linking functions (`model_links`).
     links: HashMap<u32, Vec<i32>>,
     throw: HashMap<u32, Vec<i32>>,
+    /// Callback models (`model_calls_back`), and their indexes by function name.
+    callbacks: Vec<Callback>,
+    callbacks_of: HashMap<u32, Vec<u32>>,
+}
+
+/// An external function that calls back what its argument `func` points to, passing the
+/// arguments `params` lists to those parameters (`into`: a pointer somewhere into what the
+/// argument points to).
+struct Callback {
+    func: i32,
+    params: Vec<Param>,
+}
+
+struct Param {
+    param: i32,
+    arg: i32,
+    into: bool,
 }
 
 /// One points-to constraint of the facts, by symbols: instantiated once (context
@@ -422,6 +445,9 @@ struct Solver {
     params: HashMap<u32, Vec<(i32, u32)>>,
     returns: HashMap<u32, Vec<u32>>,
     call_edges: HashSet<(u32, u32)>,
+    /// Calls back from external calls (call, model, function), and their call-graph edges.
+    callbacks: HashSet<(u32, u32, u32)>,
+    callback_edges: HashSet<(u32, u32)>,
     /// Helper nodes shared by every call of one external name.
     any_call_arg: HashMap<u32, Node>,
     thrown: Node,
@@ -887,6 +913,13 @@ impl Solver {
                     self.call(call, o);
                 }
             }
+            Trigger::Callback { call, model } => {
+                let o = self.cx.obj(o);
+                if self.defined.contains(&o) && self.callbacks.insert((call, model, o)) {
+                    self.callback_edges.insert((call, o));
+                    self.callback(call, o, model);
+                }
+            }
             Trigger::CopyFrom { copy } => {
                 let MemCopy { length, pseudo, .. } = self.copies[copy as usize];
                 // From a collapsed array, only a copy within one element keeps offsets.
@@ -961,30 +994,35 @@ impl Solver {
         }
     }
 
-    /// A new call-graph edge from call `c` (in its context X) to function `f`, analysed in
-    /// the callee context push(elem, X), or `[]` when `c` is megamorphic.
+    /// The callee context of a new call-graph edge from call `c` (in its context X) to
+    /// function `f`: push(elem, X), or `[]` when `c` is megamorphic; `f` is reached there.
+    fn enter(&mut self, c: u32, f: u32) -> u32 {
+        if self.cx.depth == 0 {
+            return 0;
+        }
+        let call_sym = self.call_sym[c as usize];
+        let y = if self.prep.megamorphic.contains(&call_sym) {
+            0
+        } else {
+            let elem = if self.cx.caller {
+                self.call_func[c as usize]
+            } else {
+                call_sym
+            };
+            self.cx.push(elem, self.call_ctx[c as usize])
+        };
+        self.cx.edges.push((c, y, f));
+        if self.defined.contains(&f) {
+            self.cx.reach(f, y);
+        }
+        y
+    }
+
+    /// A new call-graph edge from call `c` to function `f`.
     fn call(&mut self, c: u32, f: u32) {
         let call_sym = self.call_sym[c as usize];
         let x = self.call_ctx[c as usize];
-        let y = if self.cx.depth == 0 {
-            0
-        } else {
-            let y = if self.prep.megamorphic.contains(&call_sym) {
-                0
-            } else {
-                let elem = if self.cx.caller {
-                    self.call_func[c as usize]
-                } else {
-                    call_sym
-                };
-                self.cx.push(elem, x)
-            };
-            self.cx.edges.push((c, y, f));
-            if self.defined.contains(&f) {
-                self.cx.reach(f, y);
-            }
-            y
-        };
+        let y = self.enter(c, f);
         let args = self.call_args[c as usize].clone();
         let result = self.call_result[c as usize];
         if let Some(params) = self.params.get(&f).cloned() {
@@ -1248,6 +1286,27 @@ impl Solver {
             for a in arg(k) {
                 let thrown = self.thrown;
                 self.add_edge(a, Edge::Copy(thrown));
+            }
+        }
+        for model in self.prep.callbacks_of.get(&name).cloned().unwrap_or_default() {
+            for a in arg(self.prep.callbacks[model as usize].func) {
+                self.add_trigger(a, Trigger::Callback { call: c, model });
+            }
+        }
+    }
+
+    /// External call `c` calls back defined function `f` (`Prep::callbacks[model]`).
+    fn callback(&mut self, c: u32, f: u32, model: u32) {
+        let y = self.enter(c, f);
+        let params = self.params.get(&f).cloned().unwrap_or_default();
+        let args = self.call_args[c as usize].clone();
+        for i in 0..self.prep.callbacks[model as usize].params.len() {
+            let Param { param, arg, into } = self.prep.callbacks[model as usize].params[i];
+            for &(_, a) in args.iter().filter(|&&(k, _)| k == arg) {
+                for &(_, p) in params.iter().filter(|&&(k, _)| k == param) {
+                    let p = self.node(p, y);
+                    self.add_edge(a, if into { Edge::Unknown(p) } else { Edge::Copy(p) });
+                }
             }
         }
     }
@@ -1802,6 +1861,8 @@ pub fn solve(
         params: HashMap::default(),
         returns: HashMap::default(),
         call_edges: HashSet::default(),
+        callbacks: HashSet::default(),
+        callback_edges: HashSet::default(),
         any_call_arg: HashMap::default(),
         thrown: 0,
         int_escaped: 0,
@@ -1878,6 +1939,8 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         out_into_arg: HashMap::default(),
         links: HashMap::default(),
         throw: HashMap::default(),
+        callbacks: Vec::new(),
+        callbacks_of: HashMap::default(),
     };
     for r in prep.rows::<prep_rows::linked_object>()? {
         let r = r?;
@@ -2060,6 +2123,35 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
             .entry(sym.intern(r.name))
             .or_default()
             .push((r.out, r.src));
+    }
+    let mut callback_index: HashMap<(u32, i32), u32> = HashMap::default();
+    for r in prep.rows::<models::model_calls_back>()? {
+        let r = r?;
+        let name = sym.intern(r.name);
+        callback_index.insert((name, r.func), p.callbacks.len() as u32);
+        p.callbacks_of
+            .entry(name)
+            .or_default()
+            .push(p.callbacks.len() as u32);
+        p.callbacks.push(Callback {
+            func: r.func,
+            params: Vec::new(),
+        });
+    }
+    let mut add_param = |name: &str, func: i32, param: Param| {
+        if let Some(&i) = callback_index.get(&(sym.intern(name), func)) {
+            p.callbacks[i as usize].params.push(param);
+        }
+    };
+    for r in prep.rows::<models::model_callback_param>()? {
+        let r = r?;
+        let (param, arg) = (r.param, r.arg);
+        add_param(r.name, r.func, Param { param, arg, into: false });
+    }
+    for r in prep.rows::<models::model_callback_into_arg>()? {
+        let r = r?;
+        let (param, arg) = (r.param, r.arg);
+        add_param(r.name, r.func, Param { param, arg, into: true });
     }
     Ok(p)
 }
@@ -2317,7 +2409,7 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         let r = r?;
         function_of.insert(s.sym.intern(r.instr), s.sym.intern(r.func));
     }
-    let edges: Vec<(u32, u32)> = (s.call_edges.iter())
+    let edges: Vec<(u32, u32)> = (s.call_edges.iter().chain(&s.callback_edges))
         .map(|&(c, f)| (s.call_sym[c as usize], f))
         .collect();
     let mut callees: HashMap<u32, Vec<u32>> = HashMap::default();
