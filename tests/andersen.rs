@@ -778,12 +778,14 @@ fn callbacks_from_the_c_library() {
             a.callees("main"),
             &[
                 "atexit", "bsearch", "bye", "cmp", "cmp_key", "on_usr1", "pthread_create",
-                "pthread_join", "qsort", "raise", "signal", "sink_found", "sink_key",
-                "sink_last", "sink_signal", "sink_thread", "worker",
+                "pthread_join", "qsort", "raise", "signal", "sink_first", "sink_found",
+                "sink_key", "sink_last", "sink_signal", "sink_thread", "worker",
             ],
         );
         // qsort's parameters point into the array: cmp reads both elements.
         assert_set(a, "last", a.sink("sink_last"), &["x", "y"]);
+        // Sorting moves &x into items[0], which held &y.
+        assert_set(a, "items[0] after qsort", a.sink("sink_first"), &["x", "y"]);
         // bsearch passes the key itself and elements of the array.
         assert_set(a, "*key", a.sink("sink_key"), &["w"]);
         assert_set(a, "*elem", a.sink("sink_found"), &["z"]);

@@ -220,6 +220,7 @@ struct Prep {
     /// The `external` object of the library storage a call of the name returns.
     static_storage: HashMap<u32, u32>,
     copy_contents: HashMap<u32, Vec<(i32, i32)>>,
+    scatter_contents: HashMap<u32, Vec<(i32, i32)>>,
     out_into_arg: HashMap<u32, Vec<(i32, i32)>>,
     /// Link-field offsets of node-linking functions (`model_links`).
     links: HashMap<u32, Vec<i32>>,
@@ -1253,6 +1254,30 @@ impl Solver {
                 }
             }
         }
+        for (dk, sk) in self
+            .prep
+            .scatter_contents
+            .get(&name)
+            .cloned()
+            .unwrap_or_default()
+        {
+            // Every offset of the source's objects, read into one node, stored at -1.
+            let contents = self.new_node(None);
+            for s in arg(sk) {
+                let load = Trigger::Load {
+                    to: contents,
+                    whole: true,
+                };
+                self.add_trigger(s, load);
+            }
+            for d in arg(dk) {
+                let store = Trigger::Store {
+                    value: contents,
+                    whole: true,
+                };
+                self.add_trigger(d, store);
+            }
+        }
         if let Some(offsets) = self.prep.links.get(&name).cloned() {
             // One node for the call's set of locations: the arguments flow in, each link
             // field (a constant offset from the set) is loaded into it and stored from it.
@@ -1936,6 +1961,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         return_load_arg: HashMap::default(),
         static_storage: HashMap::default(),
         copy_contents: HashMap::default(),
+        scatter_contents: HashMap::default(),
         out_into_arg: HashMap::default(),
         links: HashMap::default(),
         throw: HashMap::default(),
@@ -2113,6 +2139,13 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_copy_contents>()? {
         let r = r?;
         p.copy_contents
+            .entry(sym.intern(r.name))
+            .or_default()
+            .push((r.dst, r.src));
+    }
+    for r in prep.rows::<models::model_scatter_contents>()? {
+        let r = r?;
+        p.scatter_contents
             .entry(sym.intern(r.name))
             .or_default()
             .push((r.dst, r.src));
