@@ -238,6 +238,7 @@ struct Callback {
     params: Vec<Param>,
 }
 
+#[derive(Clone, Copy)]
 struct Param {
     param: i32,
     arg: i32,
@@ -446,9 +447,8 @@ struct Solver {
     params: HashMap<u32, Vec<(i32, u32)>>,
     returns: HashMap<u32, Vec<u32>>,
     call_edges: HashSet<(u32, u32)>,
-    /// Calls back from external calls (call, model, function), and their call-graph edges.
+    /// Calls back from external calls: (call, model, function).
     callbacks: HashSet<(u32, u32, u32)>,
-    callback_edges: HashSet<(u32, u32)>,
     /// Helper nodes shared by every call of one external name.
     any_call_arg: HashMap<u32, Node>,
     thrown: Node,
@@ -917,7 +917,6 @@ impl Solver {
             Trigger::Callback { call, model } => {
                 let o = self.cx.obj(o);
                 if self.defined.contains(&o) && self.callbacks.insert((call, model, o)) {
-                    self.callback_edges.insert((call, o));
                     self.callback(call, o, model);
                 }
             }
@@ -1325,8 +1324,7 @@ impl Solver {
         let y = self.enter(c, f);
         let params = self.params.get(&f).cloned().unwrap_or_default();
         let args = self.call_args[c as usize].clone();
-        for i in 0..self.prep.callbacks[model as usize].params.len() {
-            let Param { param, arg, into } = self.prep.callbacks[model as usize].params[i];
+        for Param { param, arg, into } in self.prep.callbacks[model as usize].params.clone() {
             for &(_, a) in args.iter().filter(|&&(k, _)| k == arg) {
                 for &(_, p) in params.iter().filter(|&&(k, _)| k == param) {
                     let p = self.node(p, y);
@@ -1887,7 +1885,6 @@ pub fn solve(
         returns: HashMap::default(),
         call_edges: HashSet::default(),
         callbacks: HashSet::default(),
-        callback_edges: HashSet::default(),
         any_call_arg: HashMap::default(),
         thrown: 0,
         int_escaped: 0,
@@ -2442,8 +2439,9 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         let r = r?;
         function_of.insert(s.sym.intern(r.instr), s.sym.intern(r.func));
     }
-    let edges: Vec<(u32, u32)> = (s.call_edges.iter().chain(&s.callback_edges))
-        .map(|&(c, f)| (s.call_sym[c as usize], f))
+    let callbacks = s.callbacks.iter().map(|&(c, _, f)| (c, f));
+    let edges: Vec<(u32, u32)> = (s.call_edges.iter().copied().chain(callbacks))
+        .map(|(c, f)| (s.call_sym[c as usize], f))
         .collect();
     let mut callees: HashMap<u32, Vec<u32>> = HashMap::default();
     for &(c, f) in &edges {
