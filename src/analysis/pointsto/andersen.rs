@@ -14,7 +14,7 @@
 
 use std::hash::Hasher;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use roaring::RoaringBitmap;
 
 use super::locset::{self, LocSet, SetPool};
@@ -219,6 +219,7 @@ struct Prep {
     return_load_arg: HashMap<u32, Vec<i32>>,
     /// The `external` object of the library storage a call of the name returns.
     static_storage: HashMap<u32, u32>,
+    returned_storage: HashSet<u32>,
     copy_contents: HashMap<u32, Vec<(i32, i32)>>,
     scatter_contents: HashMap<u32, Vec<(i32, i32)>>,
     out_into_arg: HashMap<u32, Vec<(i32, i32)>>,
@@ -228,21 +229,40 @@ struct Prep {
     /// Callback models (`model_calls_back`), and their indexes by function name.
     callbacks: Vec<Callback>,
     callbacks_of: HashMap<u32, Vec<u32>>,
+    /// Library storage (`model_keep` and its kin), by the storage's `external` object: the
+    /// objects each name's calls make; (argument, object) pairs kept, whose memory is
+    /// kept, and that receive what is kept; what results receive.
+    kept_storage: HashMap<u32, Vec<u32>>,
+    keep: HashMap<u32, Vec<(i32, u32)>>,
+    keep_contents: HashMap<u32, Vec<(i32, u32)>>,
+    out_kept: HashMap<u32, Vec<(i32, u32)>>,
+    return_kept: HashMap<u32, Vec<u32>>,
 }
 
-/// An external function that calls back what its argument `func` points to, passing the
-/// arguments `params` lists to those parameters (`into`: a pointer somewhere into what the
-/// argument points to).
+/// An external function that calls back what its argument `func` points to (`contents`:
+/// what the memory it points to holds), passing the `params` to those parameters, and
+/// keeping what they return in the storages `returns_kept`.
 struct Callback {
     func: i32,
+    contents: bool,
     params: Vec<Param>,
+    returns_kept: Vec<u32>,
 }
 
 #[derive(Clone, Copy)]
 struct Param {
     param: i32,
-    arg: i32,
-    into: bool,
+    source: ParamSource,
+}
+
+#[derive(Clone, Copy)]
+enum ParamSource {
+    /// The call's argument.
+    Arg(i32),
+    /// A pointer somewhere into what the argument points to.
+    Into(i32),
+    /// What a library storage keeps (its object).
+    Kept(u32),
 }
 
 /// One points-to constraint of the facts, by symbols: instantiated once (context
@@ -454,6 +474,8 @@ struct Solver {
     thrown: Node,
     int_escaped: Node,
     external_objects: HashSet<u32>,
+    /// Library storages that do not point into themselves ([`Solver::storage`]).
+    storage_objects: HashSet<u32>,
     /// The node each (address, whole, is load) reads into or writes from.
     access: HashMap<(Node, bool, bool), Node>,
     /// Globals whose initializer has a pointer at an offset (not -1).
@@ -1181,12 +1203,8 @@ impl Solver {
                 None => self.prep.unmodelled.contains(&f).then_some(f),
             };
             if let Some(o) = external {
-                let o = self.cx.inst(0, o);
+                let o = self.external_object(o);
                 self.add_loc(r, (o, -1));
-                if self.external_objects.insert(o) {
-                    let cell = self.cell(o, -1);
-                    self.add_loc(cell, (o, -1));
-                }
             }
             if self.prep.unmodelled.contains(&f) {
                 for &(_, a) in args {
@@ -1313,10 +1331,78 @@ impl Solver {
             }
         }
         for model in self.prep.callbacks_of.get(&name).cloned().unwrap_or_default() {
-            for a in arg(self.prep.callbacks[model as usize].func) {
-                self.add_trigger(a, Trigger::Callback { call: c, model });
+            let Callback { func, contents, .. } = self.prep.callbacks[model as usize];
+            for a in arg(func) {
+                let callees = if contents {
+                    let loaded = self.helper(Helper::ArgumentMemory(name));
+                    let load = Trigger::Load {
+                        to: loaded,
+                        whole: true,
+                    };
+                    self.add_trigger(a, load);
+                    loaded
+                } else {
+                    a
+                };
+                self.add_trigger(callees, Trigger::Callback { call: c, model });
             }
         }
+        for o in self.prep.kept_storage.get(&name).cloned().unwrap_or_default() {
+            self.storage(o);
+        }
+        for (k, o) in self.prep.keep.get(&name).cloned().unwrap_or_default() {
+            let kept = self.kept(o);
+            for a in arg(k) {
+                self.add_edge(a, Edge::Copy(kept));
+            }
+        }
+        for (k, o) in self.prep.keep_contents.get(&name).cloned().unwrap_or_default() {
+            let kept = self.kept(o);
+            for a in arg(k) {
+                self.add_trigger(a, Trigger::Load { to: kept, whole: true });
+            }
+        }
+        for (k, o) in self.prep.out_kept.get(&name).cloned().unwrap_or_default() {
+            let kept = self.kept(o);
+            for a in arg(k) {
+                self.add_trigger(a, Trigger::Store { value: kept, whole: false });
+            }
+        }
+        if let Some(r) = result {
+            for o in self.prep.return_kept.get(&name).cloned().unwrap_or_default() {
+                let kept = self.kept(o);
+                self.add_edge(kept, Edge::Copy(r));
+            }
+        }
+    }
+
+    /// The instance of library object `o` (an `external` object, which may point into
+    /// itself at -1).
+    fn external_object(&mut self, o: u32) -> u32 {
+        let o = self.cx.inst(0, o);
+        if self.external_objects.insert(o) {
+            let cell = self.cell(o, -1);
+            self.add_loc(cell, (o, -1));
+        }
+        o
+    }
+
+    /// The instance of the object of library storage `o`. A storage that a function
+    /// returns (its nodes link to each other) points into itself; one that only keeps the
+    /// program's pointers does not.
+    fn storage(&mut self, o: u32) -> u32 {
+        if self.prep.returned_storage.contains(&o) {
+            return self.external_object(o);
+        }
+        let o = self.cx.inst(0, o);
+        self.storage_objects.insert(o);
+        o
+    }
+
+    /// The node of what library storage `o` (its object) keeps: its one cell.
+    fn kept(&mut self, o: u32) -> Node {
+        let o = self.storage(o);
+        self.cell(o, -1)
     }
 
     /// External call `c` calls back defined function `f` (`Prep::callbacks[model]`).
@@ -1324,14 +1410,32 @@ impl Solver {
         let y = self.enter(c, f);
         let params = self.params.get(&f).cloned().unwrap_or_default();
         let args = self.call_args[c as usize].clone();
-        for Param { param, arg, into } in self.prep.callbacks[model as usize].params.clone() {
-            for &(_, a) in args.iter().filter(|&&(k, _)| k == arg) {
-                for &(_, p) in params.iter().filter(|&&(k, _)| k == param) {
-                    let p = self.node(p, y);
-                    self.add_edge(a, if into { Edge::Unknown(p) } else { Edge::Copy(p) });
+        let model = &self.prep.callbacks[model as usize];
+        let (wanted, returns_kept) = (model.params.clone(), model.returns_kept.clone());
+        for Param { param, source } in wanted {
+            let (sources, edge): (Vec<Node>, fn(Node) -> Edge) = match source {
+                ParamSource::Arg(i) => (Self::args_at(&args, i), Edge::Copy),
+                ParamSource::Into(i) => (Self::args_at(&args, i), Edge::Unknown),
+                ParamSource::Kept(o) => (vec![self.kept(o)], Edge::Copy),
+            };
+            for &(_, p) in params.iter().filter(|&&(k, _)| k == param) {
+                let p = self.node(p, y);
+                for &a in &sources {
+                    self.add_edge(a, edge(p));
                 }
             }
         }
+        for o in returns_kept {
+            let kept = self.kept(o);
+            for v in self.returns.get(&f).cloned().unwrap_or_default() {
+                let v = self.node(v, y);
+                self.add_edge(v, Edge::Copy(kept));
+            }
+        }
+    }
+
+    fn args_at(args: &[(i32, Node)], index: i32) -> Vec<Node> {
+        args.iter().filter(|&&(k, _)| k == index).map(|&(_, a)| a).collect()
     }
 
     /// The constraints of function `f` in context `ctx` (depth > 0).
@@ -1889,6 +1993,7 @@ pub fn solve(
         thrown: 0,
         int_escaped: 0,
         external_objects: HashSet::default(),
+        storage_objects: HashSet::default(),
         access: HashMap::default(),
         initialized_fields: HashSet::default(),
         copies: Vec::new(),
@@ -1957,6 +2062,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         return_into_arg_any_call: HashMap::default(),
         return_load_arg: HashMap::default(),
         static_storage: HashMap::default(),
+        returned_storage: HashSet::default(),
         copy_contents: HashMap::default(),
         scatter_contents: HashMap::default(),
         out_into_arg: HashMap::default(),
@@ -1964,6 +2070,11 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         throw: HashMap::default(),
         callbacks: Vec::new(),
         callbacks_of: HashMap::default(),
+        kept_storage: HashMap::default(),
+        keep: HashMap::default(),
+        keep_contents: HashMap::default(),
+        out_kept: HashMap::default(),
+        return_kept: HashMap::default(),
     };
     for r in prep.rows::<prep_rows::linked_object>()? {
         let r = r?;
@@ -2100,6 +2211,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<prep_rows::static_storage>()? {
         let r = r?;
         p.static_storage.insert(sym.intern(r.name), sym.intern(r.obj));
+        p.returned_storage.insert(sym.intern(r.obj));
     }
     // Models of one name and one argument index.
     let mut by_index = |map: &mut HashMap<u32, Vec<i32>>, name: &str, index: i32| {
@@ -2154,34 +2266,90 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
             .or_default()
             .push((r.out, r.src));
     }
-    let mut callback_index: HashMap<(u32, i32), u32> = HashMap::default();
-    for r in prep.rows::<models::model_calls_back>()? {
+    let mut storage_object: HashMap<&str, u32> = HashMap::default();
+    for r in prep.rows::<prep_rows::storage_object>()? {
         let r = r?;
-        let name = sym.intern(r.name);
-        callback_index.insert((name, r.func), p.callbacks.len() as u32);
-        p.callbacks_of
-            .entry(name)
+        storage_object.insert(r.storage, sym.intern(r.obj));
+    }
+    let storage = |s: &str| match storage_object.get(s) {
+        Some(&o) => Ok(o),
+        None => Err(anyhow!("storage_object lacks the storage `{s}`")),
+    };
+    for r in prep.rows::<prep_rows::kept_storage>()? {
+        let r = r?;
+        p.kept_storage
+            .entry(sym.intern(r.name))
             .or_default()
-            .push(p.callbacks.len() as u32);
+            .push(sym.intern(r.obj));
+    }
+    // Models of one name, one argument index and one storage.
+    let mut by_storage = |map: &mut HashMap<u32, Vec<(i32, u32)>>, name: &str, k: i32, s: &str| {
+        map.entry(sym.intern(name)).or_default().push((k, storage(s)?));
+        Ok::<(), anyhow::Error>(())
+    };
+    for r in prep.rows::<models::model_keep>()? {
+        let r = r?;
+        by_storage(&mut p.keep, r.name, r.index, r.storage)?;
+    }
+    for r in prep.rows::<models::model_keep_contents>()? {
+        let r = r?;
+        by_storage(&mut p.keep_contents, r.name, r.index, r.storage)?;
+    }
+    for r in prep.rows::<models::model_out_kept>()? {
+        let r = r?;
+        by_storage(&mut p.out_kept, r.name, r.index, r.storage)?;
+    }
+    for r in prep.rows::<models::model_return_kept>()? {
+        let r = r?;
+        let o = storage(r.storage)?;
+        p.return_kept.entry(sym.intern(r.name)).or_default().push(o);
+    }
+    // Callbacks by (name, argument), each model of calls through the argument or through
+    // its memory.
+    let mut callback_index: HashMap<(u32, i32), Vec<u32>> = HashMap::default();
+    let direct = prep
+        .rows::<models::model_calls_back>()?
+        .map(|r| r.map(|r| (r.name, r.func, false)));
+    let loaded = prep
+        .rows::<models::model_calls_back_contents>()?
+        .map(|r| r.map(|r| (r.name, r.func, true)));
+    for r in direct.chain(loaded) {
+        let (name, func, contents) = r?;
+        let name = sym.intern(name);
+        let i = p.callbacks.len() as u32;
+        callback_index.entry((name, func)).or_default().push(i);
+        p.callbacks_of.entry(name).or_default().push(i);
         p.callbacks.push(Callback {
-            func: r.func,
+            func,
+            contents,
             params: Vec::new(),
+            returns_kept: Vec::new(),
         });
     }
-    let mut add_param = |name: &str, func: i32, param: Param| {
-        if let Some(&i) = callback_index.get(&(sym.intern(name), func)) {
-            p.callbacks[i as usize].params.push(param);
+    let mut at = |p: &mut Prep, name: &str, func: i32, add: &dyn Fn(&mut Callback)| {
+        for &i in callback_index.get(&(sym.intern(name), func)).into_iter().flatten() {
+            add(&mut p.callbacks[i as usize]);
         }
     };
     for r in prep.rows::<models::model_callback_param>()? {
         let r = r?;
-        let (param, arg) = (r.param, r.arg);
-        add_param(r.name, r.func, Param { param, arg, into: false });
+        let param = Param { param: r.param, source: ParamSource::Arg(r.arg) };
+        at(&mut p, r.name, r.func, &|c| c.params.push(param));
     }
     for r in prep.rows::<models::model_callback_into_arg>()? {
         let r = r?;
-        let (param, arg) = (r.param, r.arg);
-        add_param(r.name, r.func, Param { param, arg, into: true });
+        let param = Param { param: r.param, source: ParamSource::Into(r.arg) };
+        at(&mut p, r.name, r.func, &|c| c.params.push(param));
+    }
+    for r in prep.rows::<models::model_callback_param_kept>()? {
+        let r = r?;
+        let param = Param { param: r.param, source: ParamSource::Kept(storage(r.storage)?) };
+        at(&mut p, r.name, r.func, &|c| c.params.push(param));
+    }
+    for r in prep.rows::<models::model_callback_return_kept>()? {
+        let r = r?;
+        let o = storage(r.storage)?;
+        at(&mut p, r.name, r.func, &|c| c.returns_kept.push(o));
     }
     Ok(p)
 }
@@ -2478,7 +2646,8 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         }
     }
     let external = kind(&mut s, "external");
-    objects.extend(s.external_objects.iter().map(|&f| (s.cx.obj(f), external)));
+    let storages = s.external_objects.iter().chain(&s.storage_objects);
+    objects.extend(storages.map(|&f| (s.cx.obj(f), external)));
     let varargs = kind(&mut s, "varargs");
     objects.extend(s.prep.variadic.keys().map(|&f| (f, varargs)));
     if s.cx.depth > 0 {
