@@ -836,6 +836,25 @@ fn pointers_the_c_library_keeps_between_calls() {
     });
 }
 
+#[test]
+fn std_thread_runs_its_callable() {
+    for_both("std_thread", &["std_thread.cpp"], |a| {
+        // The thread's code sees the lambda's capture of p, and with_arg its argument.
+        // Not only its own: the two `unique_ptr<_State>` temporaries are filled by the one
+        // constructor of that type, so each `_M_start_thread` call runs both `_M_run`s on
+        // both state objects, and with_arg's argument, read at the offset the lambda state
+        // keeps its capture (&p) at, also gets that; the function thread's state holds its
+        // function and argument in one cell (stored through `_Head_base`'s constructor at an
+        // unknown offset), hence with_arg itself.
+        assert_set(a, "seen_by_lambda", a.sink("_Z11sink_lambdaPi"), &["x"]);
+        let seen = ["_ZL8with_argPi()", "stack:main:%p", "y"];
+        assert_set(a, "seen_by_function", a.sink("_Z13sink_functionPi"), &seen);
+        assert!(a.reachable().contains("_ZL8with_argPi"), "with_arg is not reachable");
+        let runs = a.reachable().iter().filter(|f| f.ends_with("6_M_runEv")).count();
+        assert_eq!(runs, 2, "{:?}", a.reachable());
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // Unsound choices (docs/pointsto.md): each test asserts what the analysis misses.
 // ---------------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ const SOUND: &[&[&str]] = &[
     &["alias_assertions.c"],
     &["callbacks.c"],
     &["library_storage.c"],
+    &["std_thread.cpp"],
     &["calltypes.c"],
     &["code_not_data.c"],
     &["context.c"],

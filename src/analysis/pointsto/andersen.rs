@@ -239,12 +239,13 @@ struct Prep {
     return_kept: HashMap<u32, Vec<u32>>,
 }
 
-/// An external function that calls back what its argument `func` points to (`contents`:
-/// what the memory it points to holds), passing the `params` to those parameters, and
-/// keeping what they return in the storages `returns_kept`.
+/// An external function that calls back what its argument `func` points to (`levels`: what
+/// that many reads of whole objects reach from it), passing the `params` to those
+/// parameters, and keeping what they return in the storages `returns_kept`.
 struct Callback {
+    name: u32,
     func: i32,
-    contents: bool,
+    levels: i32,
     params: Vec<Param>,
     returns_kept: Vec<u32>,
 }
@@ -261,6 +262,8 @@ enum ParamSource {
     Arg(i32),
     /// A pointer somewhere into what the argument points to.
     Into(i32),
+    /// What the memory the argument points to holds.
+    Contents(i32),
     /// What a library storage keeps (its object).
     Kept(u32),
 }
@@ -1331,19 +1334,12 @@ impl Solver {
             }
         }
         for model in self.prep.callbacks_of.get(&name).cloned().unwrap_or_default() {
-            let Callback { func, contents, .. } = self.prep.callbacks[model as usize];
+            let Callback { func, levels, .. } = self.prep.callbacks[model as usize];
             for a in arg(func) {
-                let callees = if contents {
-                    let loaded = self.helper(Helper::ArgumentMemory(name));
-                    let load = Trigger::Load {
-                        to: loaded,
-                        whole: true,
-                    };
-                    self.add_trigger(a, load);
-                    loaded
-                } else {
-                    a
-                };
+                let mut callees = a;
+                for _ in 0..levels {
+                    callees = self.contents_of(callees, name);
+                }
                 self.add_trigger(callees, Trigger::Callback { call: c, model });
             }
         }
@@ -1374,6 +1370,17 @@ impl Solver {
                 self.add_edge(kept, Edge::Copy(r));
             }
         }
+    }
+
+    /// A node of what the memory node `a` points to holds (for a model of `name`).
+    fn contents_of(&mut self, a: Node, name: u32) -> Node {
+        let loaded = self.helper(Helper::ArgumentMemory(name));
+        let load = Trigger::Load {
+            to: loaded,
+            whole: true,
+        };
+        self.add_trigger(a, load);
+        loaded
     }
 
     /// The instance of library object `o` (an `external` object, which may point into
@@ -1411,11 +1418,17 @@ impl Solver {
         let params = self.params.get(&f).cloned().unwrap_or_default();
         let args = self.call_args[c as usize].clone();
         let model = &self.prep.callbacks[model as usize];
-        let (wanted, returns_kept) = (model.params.clone(), model.returns_kept.clone());
+        let (name, wanted, returns_kept) =
+            (model.name, model.params.clone(), model.returns_kept.clone());
         for Param { param, source } in wanted {
             let (sources, edge): (Vec<Node>, fn(Node) -> Edge) = match source {
                 ParamSource::Arg(i) => (Self::args_at(&args, i), Edge::Copy),
                 ParamSource::Into(i) => (Self::args_at(&args, i), Edge::Unknown),
+                ParamSource::Contents(i) => {
+                    let args = Self::args_at(&args, i);
+                    let loaded = args.into_iter().map(|a| self.contents_of(a, name));
+                    (loaded.collect(), Edge::Copy)
+                }
                 ParamSource::Kept(o) => (vec![self.kept(o)], Edge::Copy),
             };
             for &(_, p) in params.iter().filter(|&&(k, _)| k == param) {
@@ -2309,19 +2322,20 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let mut callback_index: HashMap<(u32, i32), Vec<u32>> = HashMap::default();
     let direct = prep
         .rows::<models::model_calls_back>()?
-        .map(|r| r.map(|r| (r.name, r.func, false)));
+        .map(|r| r.map(|r| (r.name, r.func, 0)));
     let loaded = prep
         .rows::<models::model_calls_back_contents>()?
-        .map(|r| r.map(|r| (r.name, r.func, true)));
+        .map(|r| r.map(|r| (r.name, r.func, r.levels)));
     for r in direct.chain(loaded) {
-        let (name, func, contents) = r?;
+        let (name, func, levels) = r?;
         let name = sym.intern(name);
         let i = p.callbacks.len() as u32;
         callback_index.entry((name, func)).or_default().push(i);
         p.callbacks_of.entry(name).or_default().push(i);
         p.callbacks.push(Callback {
+            name,
             func,
-            contents,
+            levels,
             params: Vec::new(),
             returns_kept: Vec::new(),
         });
@@ -2339,6 +2353,11 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_callback_into_arg>()? {
         let r = r?;
         let param = Param { param: r.param, source: ParamSource::Into(r.arg) };
+        at(&mut p, r.name, r.func, &|c| c.params.push(param));
+    }
+    for r in prep.rows::<models::model_callback_param_contents>()? {
+        let r = r?;
+        let param = Param { param: r.param, source: ParamSource::Contents(r.arg) };
         at(&mut p, r.name, r.func, &|c| c.params.push(param));
     }
     for r in prep.rows::<models::model_callback_param_kept>()? {
