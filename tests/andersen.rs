@@ -855,6 +855,18 @@ fn std_thread_runs_its_callable() {
     });
 }
 
+#[test]
+fn library_string_constructors_land_in_the_programs_construct() {
+    for_both("string_construct", &["string_construct.cpp"], |a| {
+        let construct = "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructIPKcEEvT_S8_St20forward_iterator_tag";
+        // substr, in the library, calls the program's _M_construct<const char*> on the
+        // substring t; the program's own constructor calls it on s.
+        assert!(a.callees("main").contains(construct), "{:?}", a.callees("main"));
+        let this = a.pts_of(&a.var(construct, "this"));
+        assert_set(a, "_M_construct's this", this, &["stack:main:%s", "stack:main:%t"]);
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // Unsound choices (docs/pointsto.md): each test asserts what the analysis misses.
 // ---------------------------------------------------------------------------------------

@@ -233,6 +233,9 @@ struct Prep {
     /// objects each name's calls make; (argument, object) pairs kept, whose memory is
     /// kept, and that receive what is kept; what results receive.
     kept_storage: HashMap<u32, Vec<u32>>,
+    /// The program's definitions that calls of an external name call back, with the key
+    /// of their callback model (`defined_callback`).
+    defined_callbacks: HashMap<u32, Vec<(i32, u32)>>,
     keep: HashMap<u32, Vec<(i32, u32)>>,
     keep_contents: HashMap<u32, Vec<(i32, u32)>>,
     out_kept: HashMap<u32, Vec<(i32, u32)>>,
@@ -264,6 +267,8 @@ enum ParamSource {
     Into(i32),
     /// What the memory the argument points to holds.
     Contents(i32),
+    /// A pointer somewhere into what the memory the argument points to holds.
+    IntoContents(i32),
     /// What a library storage keeps (its object).
     Kept(u32),
 }
@@ -1343,6 +1348,15 @@ impl Solver {
                 self.add_trigger(callees, Trigger::Callback { call: c, model });
             }
         }
+        for (key, f) in self.prep.defined_callbacks.get(&name).cloned().unwrap_or_default() {
+            let models = self.prep.callbacks_of.get(&name).cloned().unwrap_or_default();
+            for model in models {
+                let m = &self.prep.callbacks[model as usize];
+                if m.func == key && m.levels == 0 && self.callbacks.insert((c, model, f)) {
+                    self.callback(c, f, model);
+                }
+            }
+        }
         for o in self.prep.kept_storage.get(&name).cloned().unwrap_or_default() {
             self.storage(o);
         }
@@ -1424,10 +1438,11 @@ impl Solver {
             let (sources, edge): (Vec<Node>, fn(Node) -> Edge) = match source {
                 ParamSource::Arg(i) => (Self::args_at(&args, i), Edge::Copy),
                 ParamSource::Into(i) => (Self::args_at(&args, i), Edge::Unknown),
-                ParamSource::Contents(i) => {
+                ParamSource::Contents(i) | ParamSource::IntoContents(i) => {
                     let args = Self::args_at(&args, i);
                     let loaded = args.into_iter().map(|a| self.contents_of(a, name));
-                    (loaded.collect(), Edge::Copy)
+                    let into = matches!(source, ParamSource::IntoContents(_));
+                    (loaded.collect(), if into { Edge::Unknown } else { Edge::Copy })
                 }
                 ParamSource::Kept(o) => (vec![self.kept(o)], Edge::Copy),
             };
@@ -2084,6 +2099,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         callbacks: Vec::new(),
         callbacks_of: HashMap::default(),
         kept_storage: HashMap::default(),
+        defined_callbacks: HashMap::default(),
         keep: HashMap::default(),
         keep_contents: HashMap::default(),
         out_kept: HashMap::default(),
@@ -2360,6 +2376,11 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         let param = Param { param: r.param, source: ParamSource::Contents(r.arg) };
         at(&mut p, r.name, r.func, &|c| c.params.push(param));
     }
+    for r in prep.rows::<models::model_callback_into_contents>()? {
+        let r = r?;
+        let param = Param { param: r.param, source: ParamSource::IntoContents(r.arg) };
+        at(&mut p, r.name, r.func, &|c| c.params.push(param));
+    }
     for r in prep.rows::<models::model_callback_param_kept>()? {
         let r = r?;
         let param = Param { param: r.param, source: ParamSource::Kept(storage(r.storage)?) };
@@ -2369,6 +2390,11 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         let r = r?;
         let o = storage(r.storage)?;
         at(&mut p, r.name, r.func, &|c| c.returns_kept.push(o));
+    }
+    for r in prep.rows::<prep_rows::defined_callback>()? {
+        let r = r?;
+        let (name, func) = (sym.intern(r.name), sym.intern(r.func));
+        p.defined_callbacks.entry(name).or_default().push((r.key, func));
     }
     Ok(p)
 }
