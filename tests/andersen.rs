@@ -864,6 +864,14 @@ fn library_string_constructors_land_in_the_programs_construct() {
         assert!(a.callees("main").contains(construct), "{:?}", a.callees("main"));
         let this = a.pts_of(&a.var(construct, "this"));
         assert_set(a, "_M_construct's this", this, &["stack:main:%s", "stack:main:%t"]);
+        // Its string members store into each string a pointer into that string (its local
+        // buffer) or a fresh buffer, not a pointer into the other string.
+        for (name, other) in [("s", "stack:main:%t"), ("t", "stack:main:%s")] {
+            let string = a.stack_object("main", name);
+            let held = a.field(&string, "0");
+            assert!(held.contains(&format!("stack:main:%{name}")), "{name}: {held:?}");
+            assert!(!held.contains(other), "{name}: {held:?}");
+        }
     });
 }
 

@@ -75,6 +75,9 @@ enum Trigger {
         value: Node,
         whole: bool,
     },
+    /// Each location (o, f) of `node`: the memory of o at f holds (o, -1)
+    /// (`model_out_self`).
+    SelfStore,
     /// `node` is the callee operand of a call.
     Callee {
         call: u32,
@@ -223,6 +226,7 @@ struct Prep {
     copy_contents: HashMap<u32, Vec<(i32, i32)>>,
     scatter_contents: HashMap<u32, Vec<(i32, i32)>>,
     out_into_arg: HashMap<u32, Vec<(i32, i32)>>,
+    out_self: HashMap<u32, Vec<i32>>,
     /// Link-field offsets of node-linking functions (`model_links`).
     links: HashMap<u32, Vec<i32>>,
     throw: HashMap<u32, Vec<i32>>,
@@ -929,6 +933,10 @@ impl Solver {
                 let c = self.cell(o, if whole { -1 } else { f });
                 self.add_edge(value, Edge::Copy(c));
             }
+            Trigger::SelfStore => {
+                let c = self.cell(o, f);
+                self.add_loc(c, (o, -1));
+            }
             Trigger::VptrStore { value, store } => {
                 if !(self.prep.overwritten_vptr).contains(&(store, self.cx.obj(o), f)) {
                     let c = self.cell(o, f);
@@ -1264,6 +1272,11 @@ impl Solver {
                         },
                     );
                 }
+            }
+        }
+        for k in self.prep.out_self.get(&name).cloned().unwrap_or_default() {
+            for a in arg(k) {
+                self.add_trigger(a, Trigger::SelfStore);
             }
         }
         for (dk, sk) in self
@@ -2094,6 +2107,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         copy_contents: HashMap::default(),
         scatter_contents: HashMap::default(),
         out_into_arg: HashMap::default(),
+        out_self: HashMap::default(),
         links: HashMap::default(),
         throw: HashMap::default(),
         callbacks: Vec::new(),
@@ -2269,6 +2283,10 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_throw>()? {
         let r = r?;
         by_index(&mut p.throw, r.name, r.index);
+    }
+    for r in prep.rows::<models::model_out_self>()? {
+        let r = r?;
+        by_index(&mut p.out_self, r.name, r.index);
     }
     for r in prep.rows::<models::model_links>()? {
         let r = r?;
