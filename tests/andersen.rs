@@ -856,6 +856,17 @@ fn std_thread_runs_its_callable() {
 }
 
 #[test]
+fn std_call_once_runs_its_callable() {
+    for_both("call_once", &["call_once.cpp"], |a| {
+        // pthread_once calls the function call_once left in `__once_call`, which runs the
+        // lambda through `__once_callable`.
+        let gthread_once = a.callees("_ZL14__gthread_oncePiPFvvE");
+        assert!(gthread_once.iter().any(|f| f.ends_with("8__invokeEv")), "{gthread_once:?}");
+        assert!(a.reachable().contains("_ZZ4mainENK3$_0clEv"), "{:?}", a.reachable());
+    });
+}
+
+#[test]
 fn library_string_constructors_land_in_the_programs_construct() {
     for_both("string_construct", &["string_construct.cpp"], |a| {
         let construct = "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE12_M_constructIPKcEEvT_S8_St20forward_iterator_tag";

@@ -73,6 +73,7 @@ const SOUND: &[&[&str]] = &[
     &["library_storage.c"],
     &["std_thread.cpp"],
     &["string_construct.cpp"],
+    &["call_once.cpp"],
     &["calltypes.c"],
     &["code_not_data.c"],
     &["context.c"],

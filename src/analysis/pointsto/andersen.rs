@@ -240,6 +240,9 @@ struct Prep {
     /// The program's definitions that calls of an external name call back, with the key
     /// of their callback model (`defined_callback`).
     defined_callbacks: HashMap<u32, Vec<(i32, u32)>>,
+    /// The globals whose functions calls of an external name call back, with the key of
+    /// their callback model (`global_callback`).
+    global_callbacks: HashMap<u32, Vec<(i32, u32)>>,
     keep: HashMap<u32, Vec<(i32, u32)>>,
     keep_contents: HashMap<u32, Vec<(i32, u32)>>,
     out_kept: HashMap<u32, Vec<(i32, u32)>>,
@@ -1362,12 +1365,19 @@ impl Solver {
             }
         }
         for (key, f) in self.prep.defined_callbacks.get(&name).cloned().unwrap_or_default() {
-            let models = self.prep.callbacks_of.get(&name).cloned().unwrap_or_default();
-            for model in models {
-                let m = &self.prep.callbacks[model as usize];
-                if m.func == key && m.levels == 0 && self.callbacks.insert((c, model, f)) {
+            for model in self.keyed_callbacks(name, key) {
+                if self.callbacks.insert((c, model, f)) {
                     self.callback(c, f, model);
                 }
+            }
+        }
+        for (key, g) in self.prep.global_callbacks.get(&name).cloned().unwrap_or_default() {
+            let global = self.helper(Helper::ArgumentMemory(name));
+            let g = self.cx.inst(0, g);
+            self.add_loc(global, (g, -1));
+            let callees = self.contents_of(global, name);
+            for model in self.keyed_callbacks(name, key) {
+                self.add_trigger(callees, Trigger::Callback { call: c, model });
             }
         }
         for o in self.prep.kept_storage.get(&name).cloned().unwrap_or_default() {
@@ -1397,6 +1407,16 @@ impl Solver {
                 self.add_edge(kept, Edge::Copy(r));
             }
         }
+    }
+
+    /// The callback models of external `name` whose key is `key` (no argument's index).
+    fn keyed_callbacks(&self, name: u32, key: i32) -> Vec<u32> {
+        let models = self.prep.callbacks_of.get(&name).into_iter().flatten();
+        let keyed = models.filter(|&&m| {
+            let m = &self.prep.callbacks[m as usize];
+            m.func == key && m.levels == 0
+        });
+        keyed.copied().collect()
     }
 
     /// A node of what the memory node `a` points to holds (for a model of `name`).
@@ -2114,6 +2134,7 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         callbacks_of: HashMap::default(),
         kept_storage: HashMap::default(),
         defined_callbacks: HashMap::default(),
+        global_callbacks: HashMap::default(),
         keep: HashMap::default(),
         keep_contents: HashMap::default(),
         out_kept: HashMap::default(),
@@ -2357,10 +2378,13 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let direct = prep
         .rows::<models::model_calls_back>()?
         .map(|r| r.map(|r| (r.name, r.func, 0)));
+    let global = prep
+        .rows::<models::model_calls_back_global>()?
+        .map(|r| r.map(|r| (r.name, r.key, 0)));
     let loaded = prep
         .rows::<models::model_calls_back_contents>()?
         .map(|r| r.map(|r| (r.name, r.func, r.levels)));
-    for r in direct.chain(loaded) {
+    for r in direct.chain(global).chain(loaded) {
         let (name, func, levels) = r?;
         let name = sym.intern(name);
         let i = p.callbacks.len() as u32;
@@ -2413,6 +2437,11 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         let r = r?;
         let (name, func) = (sym.intern(r.name), sym.intern(r.func));
         p.defined_callbacks.entry(name).or_default().push((r.key, func));
+    }
+    for r in prep.rows::<prep_rows::global_callback>()? {
+        let r = r?;
+        let (name, obj) = (sym.intern(r.name), sym.intern(r.obj));
+        p.global_callbacks.entry(name).or_default().push((r.key, obj));
     }
     Ok(p)
 }
