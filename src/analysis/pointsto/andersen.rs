@@ -233,16 +233,16 @@ struct Prep {
     /// Callback models (`model_calls_back`), and their indexes by function name.
     callbacks: Vec<Callback>,
     callbacks_of: HashMap<u32, Vec<u32>>,
-    /// Library storage (`model_keep` and its kin), by the storage's `external` object: the
-    /// objects each name's calls make; (argument, object) pairs kept, whose memory is
-    /// kept, and that receive what is kept; what results receive.
-    kept_storage: HashMap<u32, Vec<u32>>,
     /// The program's definitions that calls of an external name call back, with the key
     /// of their callback model (`defined_callback`).
     defined_callbacks: HashMap<u32, Vec<(i32, u32)>>,
     /// The globals whose functions calls of an external name call back, with the key of
     /// their callback model (`global_callback`).
     global_callbacks: HashMap<u32, Vec<(i32, u32)>>,
+    /// Library storage (`model_keep` and its kin), by the storage's `external` object: the
+    /// objects each name's calls make; (argument, object) pairs kept, whose memory is
+    /// kept, and that receive what is kept; what results receive.
+    kept_storage: HashMap<u32, Vec<u32>>,
     keep: HashMap<u32, Vec<(i32, u32)>>,
     keep_contents: HashMap<u32, Vec<(i32, u32)>>,
     out_kept: HashMap<u32, Vec<(i32, u32)>>,
@@ -251,7 +251,9 @@ struct Prep {
 
 /// An external function that calls back what its argument `func` points to (`levels`: what
 /// that many reads of whole objects reach from it), passing the `params` to those
-/// parameters, and keeping what they return in the storages `returns_kept`.
+/// parameters, and keeping what they return in the storages `returns_kept`. For the
+/// program's definitions or a global's functions that it calls (`Prep::defined_callbacks`,
+/// `Prep::global_callbacks`), `func` is a key that no argument has.
 struct Callback {
     name: u32,
     func: i32,
