@@ -2376,19 +2376,33 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     }
     // Callbacks by (name, argument), each model of calls through the argument or through
     // its memory.
+    for r in prep.rows::<prep_rows::defined_callback>()? {
+        let r = r?;
+        let (name, func) = (sym.intern(r.name), sym.intern(r.func));
+        p.defined_callbacks.entry(name).or_default().push((r.key, func));
+    }
+    for r in prep.rows::<prep_rows::global_callback>()? {
+        let r = r?;
+        let (name, obj) = (sym.intern(r.name), sym.intern(r.obj));
+        p.global_callbacks.entry(name).or_default().push((r.key, obj));
+    }
+    // One callback model per (name, argument or key, levels): calls through an argument,
+    // through its memory, or of the functions a key stands for.
+    let mut models: Vec<(u32, i32, i32)> = Vec::new();
+    for r in prep.rows::<models::model_calls_back>()? {
+        let r = r?;
+        models.push((sym.intern(r.name), r.func, 0));
+    }
+    for r in prep.rows::<models::model_calls_back_contents>()? {
+        let r = r?;
+        models.push((sym.intern(r.name), r.func, r.levels));
+    }
+    let keyed = p.defined_callbacks.iter().chain(&p.global_callbacks);
+    models.extend(keyed.flat_map(|(&name, v)| v.iter().map(move |&(key, _)| (name, key, 0))));
+    models.sort_unstable();
+    models.dedup();
     let mut callback_index: HashMap<(u32, i32), Vec<u32>> = HashMap::default();
-    let direct = prep
-        .rows::<models::model_calls_back>()?
-        .map(|r| r.map(|r| (r.name, r.func, 0)));
-    let global = prep
-        .rows::<models::model_calls_back_global>()?
-        .map(|r| r.map(|r| (r.name, r.key, 0)));
-    let loaded = prep
-        .rows::<models::model_calls_back_contents>()?
-        .map(|r| r.map(|r| (r.name, r.func, r.levels)));
-    for r in direct.chain(global).chain(loaded) {
-        let (name, func, levels) = r?;
-        let name = sym.intern(name);
+    for (name, func, levels) in models {
         let i = p.callbacks.len() as u32;
         callback_index.entry((name, func)).or_default().push(i);
         p.callbacks_of.entry(name).or_default().push(i);
@@ -2434,16 +2448,6 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         let r = r?;
         let o = storage(r.storage)?;
         at(&mut p, r.name, r.func, &|c| c.returns_kept.push(o));
-    }
-    for r in prep.rows::<prep_rows::defined_callback>()? {
-        let r = r?;
-        let (name, func) = (sym.intern(r.name), sym.intern(r.func));
-        p.defined_callbacks.entry(name).or_default().push((r.key, func));
-    }
-    for r in prep.rows::<prep_rows::global_callback>()? {
-        let r = r?;
-        let (name, obj) = (sym.intern(r.name), sym.intern(r.obj));
-        p.global_callbacks.entry(name).or_default().push((r.key, obj));
     }
     Ok(p)
 }
