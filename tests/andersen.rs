@@ -837,6 +837,15 @@ fn pointers_the_c_library_keeps_between_calls() {
 }
 
 #[test]
+fn inbounds_offsets_beyond_an_object_point_nowhere_into_it() {
+    for_both("inbounds", &["inbounds.c"], |a| {
+        assert_set(a, "&q->d", a.sink_fields("sink_d_address"), &["big+24"]);
+        assert_set(a, "q->d", a.sink("sink_d"), &["x"]);
+        assert_set(a, "&q->b", a.sink_fields("sink_past"), &["big+8", "small+-1"]);
+    });
+}
+
+#[test]
 fn std_thread_runs_its_callable() {
     for_both("std_thread", &["std_thread.cpp"], |a| {
         // The thread's code sees the lambda's capture of p, and with_arg its argument.

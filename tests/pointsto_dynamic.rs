@@ -83,6 +83,7 @@ const SOUND: &[&[&str]] = &[
     &["funcptr.c"],
     &["globals.c"],
     &["heap_types.c"],
+    &["inbounds.c"],
     &["indirection.c"],
     &["int_exposure.c"],
     &["link_app.c", "link_lib.c"],

@@ -51,6 +51,9 @@ enum Edge {
     Copy(Node),
     /// Constant offset, bounded by the object's size and the offset cap.
     Field(Node, i32),
+    /// The same for an `inbounds` getelementptr: a location beyond one past its object's
+    /// end is poison and dropped (`inbounds_field`).
+    Inbounds(Node, i32),
     /// Any offset becomes -1.
     Unknown(Node),
     /// Pointer arithmetic in a loop (`looping_field`): a constant offset in a collapsed
@@ -178,6 +181,9 @@ impl Layout {
 struct Prep {
     linked: HashMap<u32, Vec<u32>>,
     looping: HashSet<u32>,
+    inbounds: HashSet<u32>,
+    /// Offsets above these are outside the object (`poison_bound`).
+    poison_bound: HashMap<u32, i32>,
     data_nodes: HashSet<u32>,
     /// Loads from stack slots read flow-sensitively (`flow_slot_load`), and the (load
     /// result, stored value) copies that replace them (`slot_value`).
@@ -440,6 +446,8 @@ struct Solver {
     locs: Vec<Loc>,
     /// The layout of each location's object, by location id.
     loc_layout: Vec<Option<Layout>>,
+    /// The `poison_bound` of each location's object (`i32::MAX` if none), by location id.
+    loc_bound: Vec<i32>,
     loc_ids: HashMap<Loc, u32>,
     /// The ids of locations at offset -1.
     unknown_locs: LocSet,
@@ -608,6 +616,8 @@ impl Solver {
         self.locs.push(loc);
         let layout = self.prep.layouts.get(&self.cx.obj(loc.0)).cloned();
         self.loc_layout.push(layout);
+        let bound = self.prep.poison_bound.get(&self.cx.obj(loc.0));
+        self.loc_bound.push(bound.copied().unwrap_or(i32::MAX));
         self.loc_ids.insert(loc, i);
         if self.prep.code.contains(&self.cx.obj(loc.0)) {
             self.code_locs.insert(i);
@@ -698,13 +708,23 @@ impl Solver {
                 let t = self.find(t);
                 self.add_locs(t, set);
             }
-            Edge::Field(t, _) | Edge::Unknown(t) | Edge::Loop(t, _) | Edge::Stride(t, _) => {
+            Edge::Field(t, _)
+            | Edge::Inbounds(t, _)
+            | Edge::Unknown(t)
+            | Edge::Loop(t, _)
+            | Edge::Stride(t, _) => {
                 // Locations at -1 stay where they are: one bitmap operation for those.
                 let t = self.find(t);
                 let unknown_locs = &self.unknown_locs;
                 let (unknown, known) = split.get_or_insert_with(|| set.split(unknown_locs));
                 self.add_locs(t, unknown);
                 for id in &*known {
+                    if let Edge::Inbounds(_, k) = e {
+                        let f = self.locs[id as usize].1;
+                        if f as i64 + k as i64 > self.loc_bound[id as usize] as i64 {
+                            continue;
+                        }
+                    }
                     let (t, l) = self.transform(e, id);
                     self.add_loc(t, l);
                 }
@@ -720,7 +740,7 @@ impl Solver {
         match e {
             Edge::Copy(t) => (t, (o, f)),
             Edge::Unknown(t) => (t, (o, -1)),
-            Edge::Field(t, k) => {
+            Edge::Field(t, k) | Edge::Inbounds(t, k) => {
                 let off = if f < 0 {
                     -1
                 } else {
@@ -1561,6 +1581,8 @@ impl Solver {
                 let (t, b) = (self.node(to, ctx), self.node(base, ctx));
                 let e = if self.prep.looping.contains(&to) {
                     Edge::Loop(t, offset)
+                } else if self.prep.inbounds.contains(&to) {
+                    Edge::Inbounds(t, offset)
                 } else {
                     Edge::Field(t, offset)
                 };
@@ -1844,6 +1866,7 @@ impl Solver {
                 *e = match *e {
                     Edge::Copy(t) => Edge::Copy(self.find(t)),
                     Edge::Field(t, k) => Edge::Field(self.find(t), k),
+                    Edge::Inbounds(t, k) => Edge::Inbounds(self.find(t), k),
                     Edge::Unknown(t) => Edge::Unknown(self.find(t)),
                     Edge::Loop(t, k) => Edge::Loop(self.find(t), k),
                     Edge::Stride(t, k) => Edge::Stride(self.find(t), k),
@@ -2023,6 +2046,7 @@ pub fn solve(
         copy_fired: HashSet::default(),
         locs: Vec::new(),
         loc_layout: Vec::new(),
+        loc_bound: Vec::new(),
         loc_ids: HashMap::default(),
         unknown_locs: LocSet::default(),
         code_locs: LocSet::default(),
@@ -2094,6 +2118,8 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     let mut p = Prep {
         linked: HashMap::default(),
         looping: HashSet::default(),
+        inbounds: HashSet::default(),
+        poison_bound: HashMap::default(),
         data_nodes: HashSet::default(),
         flow_slot_loads: HashSet::default(),
         slot_values: Vec::new(),
@@ -2148,6 +2174,13 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
             .entry(sym.intern(r.obj))
             .or_default()
             .push(sym.intern(r.target));
+    }
+    for r in prep.rows::<prep_rows::inbounds_field>()? {
+        p.inbounds.insert(sym.intern(r?.node));
+    }
+    for r in prep.rows::<prep_rows::poison_bound>()? {
+        let r = r?;
+        p.poison_bound.insert(sym.intern(r.obj), r.bytes);
     }
     for r in prep.rows::<prep_rows::looping_field>()? {
         p.looping.insert(sym.intern(r?.node));
