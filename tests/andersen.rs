@@ -842,6 +842,7 @@ fn inbounds_offsets_beyond_an_object_point_nowhere_into_it() {
         assert_set(a, "&q->d", a.sink_fields("sink_d_address"), &["big+24"]);
         assert_set(a, "q->d", a.sink("sink_d"), &["x"]);
         assert_set(a, "&q->b", a.sink_fields("sink_past"), &["big+8", "small+-1"]);
+        assert_set(a, "r->d", a.sink("sink_anywhere_d"), &["w", "x"]);
     });
 }
 
@@ -968,6 +969,13 @@ fn unsound_pointers_rebuilt_from_a_difference() {
 fn unsound_code_read_as_data() {
     for_both("code_as_data", &["unsound/code_as_data.c"], |a| {
         assert_set(a, "&h->second", a.sink("sink_byte"), &[]);
+    });
+}
+
+#[test]
+fn unsound_steps_outside_an_object_and_back() {
+    for_both("outside_and_back", &["unsound/outside_and_back.c"], |a| {
+        assert_set(a, "p + 3 - 2", a.sink("sink_back"), &[]);
     });
 }
 

@@ -143,6 +143,10 @@ fn documented_unsound_choices_show_at_run_time() {
         ),
         ("unsound/code_as_data.c", "-> program:@hello"),
         (
+            "unsound/outside_and_back.c",
+            "program:@sink_back:%0 -> program:@a +4",
+        ),
+        (
             "unsound/int_difference.c",
             "program:@sink_p:%0 -> program:@main:%",
         ),

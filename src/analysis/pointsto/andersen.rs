@@ -713,23 +713,36 @@ impl Solver {
             | Edge::Unknown(t)
             | Edge::Loop(t, _)
             | Edge::Stride(t, _) => {
-                // Locations at -1 stay where they are: one bitmap operation for those.
                 let t = self.find(t);
                 let unknown_locs = &self.unknown_locs;
                 let (unknown, known) = split.get_or_insert_with(|| set.split(unknown_locs));
-                self.add_locs(t, unknown);
-                for id in &*known {
-                    if let Edge::Inbounds(_, k) = e {
-                        let f = self.locs[id as usize].1;
-                        if f as i64 + k as i64 > self.loc_bound[id as usize] as i64 {
-                            continue;
+                match e {
+                    // An `inbounds` offset above an object's size leaves it from any offset.
+                    Edge::Inbounds(_, k) if k > 0 => {
+                        for id in &*unknown {
+                            if !self.beyond_end(id, 0, k) {
+                                self.add_loc(t, self.locs[id as usize]);
+                            }
                         }
+                    }
+                    // Locations at -1 stay where they are: one bitmap operation for those.
+                    _ => self.add_locs(t, unknown),
+                }
+                for id in &*known {
+                    let f = self.locs[id as usize].1;
+                    if matches!(e, Edge::Inbounds(_, k) if self.beyond_end(id, f, k)) {
+                        continue;
                     }
                     let (t, l) = self.transform(e, id);
                     self.add_loc(t, l);
                 }
             }
         }
+    }
+
+    /// Whether offset `f + k` is past the end of location `id`'s object (`poison_bound`).
+    fn beyond_end(&self, id: u32, f: i32, k: i32) -> bool {
+        f as i64 + k as i64 > self.loc_bound[id as usize] as i64
     }
 
     /// Where edge `e` takes location `id`.
