@@ -350,6 +350,34 @@ fn a_rules_file_turns_the_call_type_filter_off() {
 }
 
 #[test]
+fn out_of_bounds_unknown_keeps_offsets_past_an_object_at_its_minus_one() {
+    // fixtures/pointsto/inbounds.c: `&q->d` is 24 bytes into what may be an 8-byte array.
+    // By default that location is poison and dropped; `--out-of-bounds unknown` keeps it at
+    // the array's -1, whose pointer to y the load then reads.
+    let dir = scratch("analyze-out-of-bounds");
+    let bc = dir.join("ib.bc");
+    compile(&repo().join("fixtures/pointsto/inbounds.c"), &bc, &["-O0"]);
+    for solver in ["native", "rules"] {
+        for (how, y) in [(None, false), (Some("poison"), false), (Some("unknown"), true)] {
+            let out = dir.join(format!("out-{solver}-{how:?}"));
+            let mut cmd = llfacts();
+            cmd.args(["analyze", "-q", "--solver", solver]).arg(&bc);
+            if let Some(how) = how {
+                cmd.args(["--out-of-bounds", how]);
+            }
+            let o = cmd.arg("-o").arg(&out).output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let pts = std::fs::read_to_string(out.join("var_points_to.csv")).unwrap();
+            let sink: Vec<&str> = pts.lines().filter(|l| l.starts_with("ib:@sink_d:%0\t")).collect();
+            assert!(sink.contains(&"ib:@sink_d:%0\tib:@x"), "{solver} {how:?}: {sink:?}");
+            assert_eq!(sink.contains(&"ib:@sink_d:%0\tib:@y"), y, "{solver} {how:?}: {sink:?}");
+        }
+    }
+    let o = llfacts().args(["analyze", "--out-of-bounds", "maybe"]).arg(&bc).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
 fn analyze_and_alias_read_a_fact_directory() {
     let dir = scratch("analyze-facts");
     let bc = build(&dir, true);

@@ -264,7 +264,8 @@ fn standalone_rule_file_builtin_and_souffle_agree_with_analyze() {
     let f = Fixture::new("defuse-standalone");
     let analyzed = f.analyze("analyzed", "builtin");
     let relations = "var_points_to_field,object,obj_points_to,call_graph_edge";
-    let (pts, _) = f.analyze_with("pts", &["--relations", relations]);
+    let args = ["--out-of-bounds", "unknown", "--relations", relations];
+    let (pts, _) = f.analyze_with("pts", &args);
     let facts = f.dir.join("facts");
     for rel in [
         "var_points_to_field",

@@ -24,7 +24,7 @@ pub mod pointsto;
 pub use backend::{Backend, EngineChoice};
 pub use finding::{Finding, Severity};
 pub use session::Session;
-pub use unit::{Analysis, Context, Explain, Options, Results};
+pub use unit::{Analysis, Context, Explain, Options, OutOfBounds, Results};
 
 /// Every analysis `analyze` runs; the first is the default.
 pub static ANALYSES: &[&dyn Analysis] = &[

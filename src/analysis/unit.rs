@@ -23,6 +23,29 @@ pub struct Options {
     pub context: Context,
     /// Why a pointer may point to an object (`--explain`; the native points-to solver).
     pub explain: Option<Explain>,
+    /// What an `inbounds` offset past its object's end gives (`--out-of-bounds`); `None`:
+    /// the analysis' own choice.
+    pub out_of_bounds: Option<OutOfBounds>,
+}
+
+/// What the points-to analysis makes of an `inbounds` getelementptr whose offset leaves its
+/// object, beyond one past the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutOfBounds {
+    /// Poison, as LLVM defines it: no location.
+    Poison,
+    /// Somewhere in the object (-1), as seed 003 asks: wrong programs stay sound.
+    Unknown,
+}
+
+impl OutOfBounds {
+    /// The rules' preprocessor definitions for it.
+    pub fn defines(self) -> Vec<(String, String)> {
+        match self {
+            OutOfBounds::Poison => vec![],
+            OutOfBounds::Unknown => vec![("OUT_OF_BOUNDS_UNKNOWN".to_string(), "1".to_string())],
+        }
+    }
 }
 
 /// What `--explain` asks the points-to analysis: a pointer node and an object, as the facts

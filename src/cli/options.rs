@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 use llfacts::analysis::report::Format;
-use llfacts::analysis::{Backend, Context, EngineChoice, Options, Session};
+use llfacts::analysis::{Backend, Context, EngineChoice, Options, OutOfBounds, Session};
 use llfacts::extract::{ReadOptions, skipped_message};
 use llfacts::facts::FactSet;
 
@@ -265,6 +265,19 @@ pub struct AnalysisOptions {
     /// with `rules`, as `#define CONTEXT_DEPTH k` and `#define CONTEXT_CALLER 0|1`.
     #[arg(long, value_name = "MODE", default_value = "insensitive")]
     context: String,
+    /// What the points-to analysis makes of an `inbounds` getelementptr (a field address,
+    /// a pointer addition) whose offset leaves its object, beyond one past the end:
+    /// `poison`, no location, as LLVM defines it (andersen's default), or `unknown`,
+    /// somewhere in the object, so that programs that compute such addresses stay sound
+    /// (defuse's default, as seed 003 asks; `#define OUT_OF_BOUNDS_UNKNOWN` in the rules).
+    #[arg(long, value_enum, value_name = "HOW")]
+    out_of_bounds: Option<OutOfBoundsArg>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OutOfBoundsArg {
+    Poison,
+    Unknown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -288,6 +301,10 @@ impl AnalysisOptions {
             rules_only: self.solver == SolverArg::Rules,
             context,
             explain: None,
+            out_of_bounds: self.out_of_bounds.map(|b| match b {
+                OutOfBoundsArg::Poison => OutOfBounds::Poison,
+                OutOfBoundsArg::Unknown => OutOfBounds::Unknown,
+            }),
         })
     }
 }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use anyhow::Result;
 
 use super::solution::Solution;
-use crate::analysis::unit::RuleAnalysis;
+use crate::analysis::unit::{OutOfBounds, RuleAnalysis};
 use crate::facts::FactSet;
 use crate::facts::row::split_fields;
 
@@ -25,6 +25,8 @@ pub struct OnPointsTo {
     /// Their sets come as `points_to_class` and `class_points_to` (each distinct set once),
     /// and `var_points_to_field` is empty.
     pub nodes: &'static [(&'static str, usize)],
+    /// What offsets past an object's end give, unless `--out-of-bounds` says.
+    pub out_of_bounds: OutOfBounds,
 }
 
 impl OnPointsTo {
@@ -76,4 +78,7 @@ pub static DEFUSE: OnPointsTo = OnPointsTo {
         ("pt_call_arg", 2),
         ("pt_ptr_to_int", 1),
     ],
+    // Seed 003: an offset beyond its object is UNKNOWN_OFFSET, so that wrong programs
+    // stay sound.
+    out_of_bounds: OutOfBounds::Unknown,
 };

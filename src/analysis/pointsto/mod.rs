@@ -17,7 +17,7 @@ use super::programs::RuleSource;
 use super::rows::andersen_native;
 use super::session::Session;
 use super::finding::Finding;
-use super::unit::{Analysis, Context, Options, Results};
+use super::unit::{Analysis, Context, Options, OutOfBounds, Results};
 use super::locate::display;
 use crate::facts::{FactSet, rows};
 use solution::Builder;
@@ -74,7 +74,8 @@ impl Analysis for OnPointsTo {
     /// files are included after the program too, which includes rules/lib/models.dl as the
     /// solver does: a user's models reach both.
     fn run(&self, session: &Session, options: &Options) -> Result<Box<dyn Results>> {
-        let inputs = self.inputs(session.facts(), &solve(session, options)?)?;
+        let bounds = options.out_of_bounds.unwrap_or(self.out_of_bounds);
+        let inputs = self.inputs(session.facts(), &solve_with(session, options, bounds)?)?;
         self.rules.run_with(session, options, &inputs)
     }
 }
@@ -105,6 +106,12 @@ impl Results for Solution {
 /// then the native fixpoint (`andersen.rs`), or with `rules_only` the whole rule program on
 /// the rule engine. `options.rules` (models) are included after the built-in program.
 pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
+    solve_with(session, options, options.out_of_bounds.unwrap_or(OutOfBounds::Poison))
+}
+
+/// [`solve`] with offsets past an object's end treated as `bounds` says.
+fn solve_with(session: &Session, options: &Options, bounds: OutOfBounds) -> Result<Solution> {
+    let mut defines = bounds.defines();
     let extra = &options.rules;
     let context = options.context;
     let builder = match options.rules_only {
@@ -113,14 +120,14 @@ pub fn solve(session: &Session, options: &Options) -> Result<Solution> {
         }
         true => {
             // The mode reaches the rules as definitions (insensitive: the file's defaults).
-            let mut source = RuleSource::builtin(PROGRAM).with(extra);
             if context.depth > 0 {
-                source = source.defining(context.defines());
+                defines.extend(context.defines());
             }
+            let source = RuleSource::builtin(PROGRAM).with(extra).defining(defines);
             Builder::from_outputs(session.run(&source, Builder::reads(context))?, context)?
         }
         false => {
-            let source = RuleSource::builtin(PREP).with(extra);
+            let source = RuleSource::builtin(PREP).with(extra).defining(defines);
             let prep = session.run(&source, andersen_native::OUTPUTS)?;
             andersen::solve(session.facts(), prep, context, options.explain.as_ref())?
         }
