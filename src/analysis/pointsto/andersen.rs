@@ -286,6 +286,8 @@ enum ParamSource {
     IntoContents(i32),
     /// What a library storage keeps (its object).
     Kept(u32),
+    /// The library storage's object itself.
+    Storage(u32),
 }
 
 /// One points-to constraint of the facts, by symbols: instantiated once (context
@@ -1513,6 +1515,14 @@ impl Solver {
                     (loaded.collect(), if into { Edge::Unknown } else { Edge::Copy })
                 }
                 ParamSource::Kept(o) => (vec![self.kept(o)], Edge::Copy),
+                ParamSource::Storage(o) => {
+                    let o = self.storage(o);
+                    for &(_, p) in params.iter().filter(|&&(k, _)| k == param) {
+                        let p = self.node(p, y);
+                        self.add_loc(p, (o, -1));
+                    }
+                    continue;
+                }
             };
             for &(_, p) in params.iter().filter(|&&(k, _)| k == param) {
                 let p = self.node(p, y);
@@ -2488,6 +2498,11 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_callback_param_kept>()? {
         let r = r?;
         let param = Param { param: r.param, source: ParamSource::Kept(storage(r.storage)?) };
+        at(&mut p, r.name, r.func, &|c| c.params.push(param));
+    }
+    for r in prep.rows::<models::model_callback_param_storage>()? {
+        let r = r?;
+        let param = Param { param: r.param, source: ParamSource::Storage(storage(r.storage)?) };
         at(&mut p, r.name, r.func, &|c| c.params.push(param));
     }
     for r in prep.rows::<models::model_callback_return_kept>()? {
