@@ -264,7 +264,8 @@ fn run_souffle(
     };
     let mut cmd = Command::new(exe);
     if !warn {
-        cmd.arg("-w");
+        // Soufflé 2.5 ignores its documented `-w` (it only skips `--warn`/`--wno`).
+        cmd.arg("--wno=all");
     }
     // llfacts ignores SIGXFSZ (see `isolate::handle_signals`); Soufflé does not check its
     // writes, so past the file size limit it must end by the signal, not write short files.
