@@ -799,6 +799,16 @@ fn callbacks_from_the_c_library() {
 }
 
 #[test]
+fn a_function_reading_back_its_out_parameter_is_no_out_wrapper() {
+    for_both("out_read_back", &["out_read_back.c"], |a| {
+        // `*out` read back is ctx_new's own allocation, not main's call of ctx_new.
+        let again = a.sink("sink_again");
+        assert_eq!(again.len(), 1, "{again:?}");
+        assert!(again.iter().all(|o| o.contains("ctx_new")), "{again:?}");
+    });
+}
+
+#[test]
 fn notifications_from_the_c_library() {
     for_both("library_notify", &["library_notify.c"], |a| {
         // A cookie stream's functions get the cookie.
