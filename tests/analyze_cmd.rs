@@ -166,6 +166,9 @@ fn one_query_prints_exactly_the_answer() {
 fn unknown_names_are_one_line_errors() {
     let dir = scratch("alias-errors");
     let bc = build(&dir, true);
+    // Too few arguments: a usage error.
+    let o = alias(&bc, &["main", "%x"]);
+    assert_one_line_error(&o, 2, &["usage: llfacts alias"]);
     for (args, needle) in [
         (
             ["main", "%nope", "%x"],
@@ -442,6 +445,53 @@ fn analyze_and_alias_read_a_fact_directory() {
         .output()
         .unwrap();
     assert_one_line_error(&o, 1, &["nowhere", "not a fact directory"]);
+    // An empty directory, and one that lacks relations (from an older llfacts).
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = llfacts().args(["analyze", "--facts"]).arg(&empty).output().unwrap();
+    assert_one_line_error(&o, 1, &["empty: not a fact directory"]);
+    let partial = dir.join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    std::fs::copy(facts.join("type_kind.facts"), partial.join("type_kind.facts")).unwrap();
+    let o = llfacts().args(["dtrans", "--facts"]).arg(&partial).output().unwrap();
+    assert_one_line_error(&o, 1, &["partial: incomplete fact directory: no module.facts and "]);
+}
+
+#[test]
+fn a_call_graph_that_cannot_be_written_fails_before_any_output() {
+    let dir = scratch("analyze-dot-dest");
+    let bc = build(&dir, false);
+    let out = dir.join("out");
+    let taken = dir.join("taken");
+    std::fs::create_dir_all(&taken).unwrap();
+    for (dot, needle) in [
+        (taken.clone(), "taken: is a directory"),
+        (dir.join("no/cg.dot"), "no such directory"),
+    ] {
+        let o = llfacts()
+            .arg("analyze")
+            .arg(&bc)
+            .arg("-o")
+            .arg(&out)
+            .arg("--callgraph-dot")
+            .arg(&dot)
+            .output()
+            .unwrap();
+        assert_one_line_error(&o, 1, &[needle]);
+        assert!(!out.exists(), "-o written before the failure");
+    }
+    // Only the points-to analysis has a call graph: a usage error.
+    let o = llfacts()
+        .args(["analyze", "--analysis", "range"])
+        .arg(&bc)
+        .arg("-o")
+        .arg(&out)
+        .arg("--callgraph-dot")
+        .arg(dir.join("cg.dot"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, 2, &["--callgraph-dot: only the andersen analysis"]);
+    assert!(!out.exists());
 }
 
 #[test]

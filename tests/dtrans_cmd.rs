@@ -164,6 +164,12 @@ fn text_output_relations_and_facts() {
     assert!(o.status.success(), "{}", stderr_text(&o));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.starts_with("dtrans: 12 struct types"), "{text}");
+    // -q: the same report without its summary lines.
+    let o = llfacts().args(["dtrans", "-q"]).arg(&bc).output().unwrap();
+    assert!(o.status.success(), "{}", stderr_text(&o));
+    let quiet = String::from_utf8(o.stdout).unwrap();
+    let types = text.split_once("\n\n").unwrap().1;
+    assert_eq!(quiet, types);
     assert!(
         text.contains("reorder: legal, saves 8 bytes per instance (24 -> 16; field order 1 3 0 2)"),
         "{text}"

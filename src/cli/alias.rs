@@ -3,12 +3,12 @@
 use std::io::BufRead;
 use std::path::PathBuf;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, anyhow};
 use clap::Args;
 
 use llfacts::analysis::pointsto::{self, Names};
 
-use super::options::{AnalysisOptions, Frame};
+use super::options::{AnalysisOptions, Frame, Usage};
 
 /// May two values of a function alias? Prints `may-alias` or `no-alias` and exits 0.
 ///
@@ -45,7 +45,10 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
         None => {
             let needed = if args.frame.facts.is_some() { 3 } else { 4 };
             if args.args.len() < needed {
-                bail!("usage: llfacts alias INPUT... FUNCTION VALUE1 VALUE2 (or --queries FILE, or --facts DIR)");
+                return Err(Usage(
+                    "usage: llfacts alias INPUT... FUNCTION VALUE1 VALUE2 (or --queries FILE, or --facts DIR)".into(),
+                )
+                .into());
             }
             let (inputs, q) = args.args.split_at(args.args.len() - 3);
             (
@@ -55,7 +58,10 @@ pub fn run(args: AliasArgs) -> anyhow::Result<()> {
         }
     };
     if inputs.is_empty() && args.frame.facts.is_none() {
-        bail!("usage: llfacts alias INPUT... --queries FILE (or --facts DIR --queries FILE)");
+        return Err(Usage(
+            "usage: llfacts alias INPUT... --queries FILE (or --facts DIR --queries FILE)".into(),
+        )
+        .into());
     }
     let (answers, skipped) = args.frame.run(&inputs, false, |session| {
         let solution = pointsto::solve(session, &options)?;

@@ -74,6 +74,14 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    if let Some(path) = &args.callgraph_dot {
+        if analysis.name() != ANALYSES[0].name() {
+            let only = format!("--callgraph-dot: only the {} analysis", ANALYSES[0].name());
+            return Err(Usage(only).into());
+        }
+        // Checked now: a failure after `-o` was written would leave half the outputs.
+        llfacts::facts::writer::check_file_destination(path)?;
+    }
     let mut options = args.options.options()?;
     if let [pointer, object] = &args.explain[..] {
         if analysis.name() != ANALYSES[0].name() {
@@ -111,9 +119,8 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
             results.write(dir, &chosen)?;
         }
         if let Some(path) = &args.callgraph_dot {
-            let Some(solution) = results.as_any().downcast_ref::<Solution>() else {
-                anyhow::bail!("--callgraph-dot: `{name}` computes no call graph");
-            };
+            let solution = (results.as_any().downcast_ref::<Solution>())
+                .expect("the points-to analysis gives a solution");
             let dot = solution.call_graph_dot(session.facts())?;
             llfacts::facts::writer::write_file(path, dot.as_bytes())?;
         }

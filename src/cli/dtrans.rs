@@ -45,7 +45,7 @@ pub fn run(args: DtransArgs) -> anyhow::Result<ExitCode> {
             FormatArg::Json => {
                 serde_json::to_string_pretty(&render::json(report)).expect("JSON") + "\n"
             }
-            _ => render::text(report),
+            _ => render::text(report, !args.quiet.quiet),
         })
     })?;
     print!("{text}");

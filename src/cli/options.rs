@@ -107,7 +107,7 @@ impl From<FormatArg> for Format {
 /// `-q/--quiet`.
 #[derive(Args, Clone, Copy, Debug)]
 pub struct Quiet {
-    /// Print nothing but errors.
+    /// Print no summary and no progress: only results (findings, reports) and errors.
     #[arg(short, long = flags::QUIET)]
     pub quiet: bool,
 }

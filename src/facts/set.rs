@@ -18,10 +18,28 @@ pub enum FactSet {
 }
 
 impl FactSet {
-    /// An existing fact directory; it must exist.
+    /// An existing fact directory, as `llfacts extract` writes it: a file for every relation.
     pub fn dir(dir: &Path) -> Result<FactSet> {
-        if !dir.is_dir() {
-            bail!("{}: not a fact directory", dir.display());
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| anyhow!("{}: not a fact directory: {}", dir.display(), cause(&e)))?;
+        let present: std::collections::HashSet<std::ffi::OsString> =
+            entries.filter_map(|e| Some(e.ok()?.file_name())).collect();
+        let missing: Vec<&str> = (registry::RELATIONS.iter().map(|r| r.name))
+            .filter(|name| !present.contains(std::ffi::OsStr::new(&format!("{name}.facts"))))
+            .collect();
+        match missing.as_slice() {
+            [] => {}
+            _ if missing.len() == registry::count() => {
+                bail!("{}: not a fact directory: no .facts file of llfacts", dir.display())
+            }
+            [first, rest @ ..] => bail!(
+                "{}: incomplete fact directory: no {first}.facts{} (extract it again with this llfacts)",
+                dir.display(),
+                match rest.len() {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                }
+            ),
         }
         let texts = (0..registry::count()).map(|_| OnceLock::new()).collect();
         Ok(FactSet::Dir(dir.to_path_buf(), texts))

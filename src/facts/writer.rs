@@ -214,6 +214,22 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     written.map_err(|e| anyhow!("{}: {}", path.display(), cause(&e)))
 }
 
+/// Whether [`write_file`] can put a file at `path`: its directory exists, and `path` is no
+/// directory. For a command to check before it writes other outputs.
+pub fn check_file_destination(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        bail!("{}: is a directory", path.display());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        bail!("{}: no such directory", parent.display());
+    }
+    Ok(())
+}
+
 /// Removes a file, or a directory with what it holds.
 fn remove_path(path: &Path) {
     match fs::symlink_metadata(path) {
@@ -413,6 +429,7 @@ pub fn cause(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ if e.raw_os_error() == Some(libc::ENOTDIR) => "not a directory".into(),
         _ if e.raw_os_error() == Some(libc::EFBIG) => {
             "file too large (over the file size limit, `ulimit -f`)".into()
         }

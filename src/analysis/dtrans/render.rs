@@ -111,14 +111,18 @@ fn at(location: &Option<Location>) -> String {
         .unwrap_or_default()
 }
 
-/// The text report: the summary, the whole-program preconditions, then one block per type.
-pub fn text(r: &Report) -> String {
+/// The text report: the summary (unless `summary` is false: `-q`), the whole-program
+/// preconditions, then one block per type.
+pub fn text(r: &Report, summary: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "dtrans: {}", summary_line(r));
-    let s = Summary::of(r);
-    if !s.frequent.is_empty() {
-        let top: Vec<String> = s.frequent.iter().take(5).map(|(c, n)| format!("{c} {n}")).collect();
-        let _ = writeln!(out, "  most frequent conditions (types): {}", top.join(", "));
+    if summary {
+        let _ = writeln!(out, "dtrans: {}", summary_line(r));
+        let s = Summary::of(r);
+        if !s.frequent.is_empty() {
+            let top: Vec<String> =
+                s.frequent.iter().take(5).map(|(c, n)| format!("{c} {n}")).collect();
+            let _ = writeln!(out, "  most frequent conditions (types): {}", top.join(", "));
+        }
     }
     if !r.unrecovered.is_empty() {
         // (Sorted, so equal names are neighbours: `(anonymous) x5`.)
@@ -141,7 +145,9 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(out, "  ... and {} more", r.whole_program.len() - 5);
     }
     for t in &r.types {
-        out.push('\n');
+        if !out.is_empty() {
+            out.push('\n');
+        }
         type_text(&mut out, t);
     }
     out
