@@ -809,6 +809,15 @@ fn a_function_reading_back_its_out_parameter_is_no_out_wrapper() {
 }
 
 #[test]
+fn a_function_passing_its_out_parameter_on_is_no_out_wrapper() {
+    for_both("out_passed_on", &["out_passed_on.c"], |a| {
+        // set_p writes &y through `*out` into ctx_make's own block, which ctx_make reads
+        // through `fresh`.
+        assert_set(a, "fresh->p", a.sink("sink_fresh"), &["x", "y"]);
+    });
+}
+
+#[test]
 fn notifications_from_the_c_library() {
     for_both("library_notify", &["library_notify.c"], |a| {
         // A cookie stream's functions get the cookie.

@@ -92,6 +92,7 @@ const SOUND: &[&[&str]] = &[
     &["megamorphic.c"],
     &["memcpy.c"],
     &["out_alloc_locals.c"],
+    &["out_passed_on.c"],
     &["out_read_back.c"],
     &["out_wrappers.c"],
     &["static_storage.c", "static_storage_lib.c"],
