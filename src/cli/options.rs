@@ -70,19 +70,30 @@ pub struct Engine {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum EngineArg {
-    /// Soufflé when `souffle` is on PATH, else the builtin engine.
+    /// `run`: Soufflé when `souffle` is on PATH, else the builtin engine. The analysing
+    /// commands: the builtin engine, which is faster on their rules.
     Auto,
     Builtin,
     Souffle,
 }
 
 impl Engine {
+    /// For a user's program (`run`), in Soufflé's whole language: `auto` takes Soufflé.
     pub fn backend(self) -> anyhow::Result<Backend> {
         Backend::select(match self.engine {
             EngineArg::Auto => EngineChoice::Auto,
             EngineArg::Builtin => EngineChoice::Builtin,
             EngineArg::Souffle => EngineChoice::Souffle,
         })
+    }
+
+    /// For the shipped rules of the analysing commands: `auto` is the builtin engine
+    /// (Soufflé's interpreter took 2 to 15 times as long on them: docs/engine.md).
+    fn analysis_backend(self) -> anyhow::Result<Backend> {
+        match self.engine {
+            EngineArg::Auto => Ok(Backend::Builtin),
+            _ => self.backend(),
+        }
     }
 }
 
@@ -213,7 +224,7 @@ impl Frame {
             Some(dir) => llfacts::oom::set_subject(&[dir]),
             None => llfacts::oom::set_subject(inputs),
         }
-        let backend = self.engine.backend()?;
+        let backend = self.engine.analysis_backend()?;
         let pool = self.jobs.pool()?;
         let (result, skipped) = pool.install(|| -> anyhow::Result<_> {
             let (facts, skipped) = match &self.facts {
