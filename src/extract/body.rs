@@ -9,7 +9,7 @@ use llvm_sys::{
 };
 
 use super::llvm::{self, PtrMap, bytes, name};
-use super::{Worker, attrs, callconv_name};
+use super::{Worker, attrs, callconv_name, dominators};
 use crate::fact;
 use crate::facts::buf::{Escaped, Id, escape_into, num};
 use crate::facts::registry::Rel;
@@ -256,6 +256,9 @@ impl Worker<'_> {
                 self.pt_param(func, index, p, &var);
             }
 
+            let position: PtrMap<LLVMBasicBlockRef, usize> =
+                (numbering.layout.iter().enumerate()).map(|(i, (bb, _))| (*bb, i)).collect();
+            let mut succ_of: Vec<Vec<usize>> = vec![Vec::new(); numbering.layout.len()];
             let mut index_in_func = 0usize;
             for (bb_index, (bb, instrs)) in numbering.layout.iter().enumerate() {
                 let block = self.blocks[bb].clone();
@@ -294,6 +297,7 @@ impl Worker<'_> {
                             continue;
                         }
                         seen.push(succ);
+                        succ_of[bb_index].push(position[&succ]);
                         let succ_id = &self.blocks[&succ];
                         fact!(self.out, block_succ, &block, succ_id);
                         fact!(self.out, block_pred, succ_id, &block);
@@ -301,6 +305,12 @@ impl Worker<'_> {
                         let first = succ_id.child(b':', 0);
                         fact!(self.out, instr_successor, ids.last().unwrap(), first);
                     }
+                }
+            }
+            for (b, idom) in dominators::immediate_dominators(&succ_of).into_iter().enumerate() {
+                if let Some(d) = idom {
+                    let (block, dom) = (numbering.layout[b].0, numbering.layout[d].0);
+                    fact!(self.out, block_idom, &self.blocks[&block], &self.blocks[&dom]);
                 }
             }
             index_in_func

@@ -16,6 +16,7 @@
 mod attrs;
 mod body;
 mod constants;
+mod dominators;
 mod driver;
 mod globals;
 mod input;

@@ -295,6 +295,8 @@ group blocks "Basic blocks and the control-flow graph." {
     block_succ(block: symbol, succ: symbol)
     "CFG edge seen from the successor: `pred` branches to `block`."
     block_pred(block: symbol, pred: symbol)
+    "The immediate dominator of each block its function's entry reaches, but the entry: the closest block that every path from the entry to `block` passes through (Cooper, Harvey and Kennedy's algorithm over `block_succ`)."
+    block_idom(block: symbol, idom: symbol)
     "The terminator instruction of each block."
     block_terminator(block: symbol, instr: symbol)
     "The first instruction of each block."
