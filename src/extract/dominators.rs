@@ -1,7 +1,8 @@
 //! Immediate dominators of a function's blocks (`block_idom`), by Cooper, Harvey and
 //! Kennedy's iterative algorithm ("A Simple, Fast Dominance Algorithm", 2001) over the
-//! successor lists. The rule files' dominance was the complement of "reachable avoiding D",
-//! quadratic in a function's blocks; the tree makes it the size of the dominance relation.
+//! successor lists. Computed in the rules, dominance is the complement of "reachable
+//! avoiding D", quadratic in a function's blocks; from the tree it costs the size of the
+//! dominance relation (rules/lib/cfg.dl).
 
 /// `succ[b]`: the successors of block `b` (indices in layout order; 0 is the entry). Returns
 /// each block's immediate dominator: `None` for the entry and for blocks the entry does not
