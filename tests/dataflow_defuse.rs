@@ -195,6 +195,11 @@ fn reaching_definitions_of_the_fixture() {
             ("A3:call", &["A1:store", "A2:call", "<entry>:allocs"]),
             // entry_defs(&g, 1) reads g, defined on entry
             ("E6:call", &["<entry>:call_entry"]),
+            // a collapsed array of structs: a store to one element's field is no
+            // must-write of the site all elements share
+            ("S7:load:0", &["S1:store", "S2:store"]),
+            ("S7:load:1", &["S3:store", "S4:store"]),
+            ("S8:load", &["S5:store", "S6:store", "<entry>:struct_array"]),
         ],
     );
     assert_eq!(got, want);
