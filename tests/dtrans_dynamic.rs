@@ -113,8 +113,8 @@ fn lua_run_contradicts_no_verdict() {
 }
 
 /// fixtures/dtrans/recovered.c at -O2 -g, where its struct types exist only in debug info
-/// and TBAA tags: the run finds heap instances from the tags, the three types found legal
-/// are accessed by field only, and claiming struct pair legal (its bytes are read as a
+/// and TBAA tags (`slot` in the module): the run finds heap instances from the tags and the
+/// array index, the four types found legal are accessed by field only, and claiming struct pair legal (its bytes are read as a
 /// `long`) or rec's third field deletable (rec_sum reads it) is caught.
 #[test]
 fn recovered_types_are_checked_at_o2_with_debug_info() {
@@ -122,7 +122,7 @@ fn recovered_types_are_checked_at_o2_with_debug_info() {
     let o = validate(&["--form", "O2G", &src]);
     let text = report(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    assert!(text.contains("legal types accessed: struct.bits struct.outer struct.rec\n"), "{text}");
+    assert!(text.contains("legal types accessed: struct.bits struct.outer struct.rec struct.slot\n"), "{text}");
     assert!(text.contains("violations: 0 (wrong"), "{text}");
 
     let o = validate(&[

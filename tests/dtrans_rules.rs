@@ -600,14 +600,15 @@ fn types_the_optimiser_dropped_are_recovered_from_debug_info() {
     }
     // (`holder` is no access's base: not recovered.)
     let names: Vec<&String> = sets.keys().collect();
-    assert_eq!(names, ["bits", "held", "inner", "outer", "pair", "rec", "union.anon", "wide"]);
+    assert_eq!(names, ["bits", "held", "inner", "outer", "pair", "rec", "slot", "union.anon", "wide"]);
     let expected: Sets = expectations(&src, form).into_iter().filter(|(name, _)| sets.contains_key(name)).collect();
     let diffs = differences(&src, form, &expected, &sets);
     assert!(diffs.is_empty(), "condition sets differ:\n{}", diffs.join("\n"));
 
-    // Without -g, only the types that stay in the module as elements of a global's type.
+    // Without -g, only the types that stay in the module: elements of a global's type, and
+    // the source type of an array index.
     let kept = found(&without_g, "recovered");
-    assert_eq!(kept.keys().collect::<Vec<_>>(), ["held", "union.anon"]);
+    assert_eq!(kept.keys().collect::<Vec<_>>(), ["held", "slot", "union.anon"]);
     let expected: Sets = expectations(&src, "O2").into_iter().filter(|(name, _)| kept.contains_key(name)).collect();
     let diffs = differences(&src, "O2", &expected, &kept);
     assert!(diffs.is_empty(), "condition sets differ:\n{}", diffs.join("\n"));
