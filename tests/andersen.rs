@@ -850,9 +850,9 @@ fn pointers_the_c_library_keeps_between_calls() {
         // key's destructor.
         assert_set(a, "pthread_getspecific", a.sink("sink_specific"), &["v", "z"]);
         assert_set(a, "destructed", a.sink("sink_destructed"), &["v", "z"]);
-        // signal returns a handler set before, by signal or by sigaction; sigaction stores
-        // one into the old action.
-        let handlers = ["on_usr1()", "on_usr2()"];
+        // signal (or __sysv_signal, or sysv_signal) returns a handler set before, by any of
+        // them or by sigaction; sigaction stores one into the old action.
+        let handlers = ["on_hup()", "on_usr1()", "on_usr2()"];
         assert_set(a, "signal's previous handler", a.sink("sink_previous"), &handlers);
         assert_set(a, "old.sa_handler", a.sink("sink_old_action"), &handlers);
         // The tree's nodes hold its keys: the comparator, tfind's node and the walk see
@@ -868,13 +868,34 @@ fn pointers_the_c_library_keeps_between_calls() {
         assert_set(a, "entry->data", a.sink("sink_entry"), &entry);
         assert_set(a, "thrd_create's argument", a.sink("sink_c11"), &["c11"]);
         let callbacks = [
-            "returns_x", "exits_with_y", "sets_z", "destruct", "on_usr1", "on_usr2", "cmp",
+            "returns_x", "exits_with_y", "sets_z", "destruct", "on_usr1", "on_usr2", "on_hup", "cmp",
             "walk", "free_key", "run_c11", "once", "visit",
         ];
         for f in callbacks {
             assert!(a.reachable().contains(f), "{f} is not reachable");
         }
         assert!(a.callees("main").contains("on_usr2"), "sigaction calls its handler");
+    });
+}
+
+/// The library's own allocations of more than one block: one heap object per call, which
+/// points into itself, so an element of the array (or the next node of the list) is that
+/// object too; glob and wordexp put the array into a field of the caller's struct.
+#[test]
+fn library_allocations_point_into_themselves() {
+    for_both("library_allocations", &["library_allocations.c"], |a| {
+        let glob = ["heap:main>glob@27"];
+        assert_set(a, "g.gl_pathv", a.sink("sink_pathv"), &glob);
+        assert_set(a, "g.gl_pathv[0]", a.sink("sink_path"), &glob);
+        assert_set(a, "w.we_wordv[1]", a.sink("sink_words"), &["heap:main>wordexp@33"]);
+        assert_set(a, "list[0]", a.sink("sink_entry"), &["heap:main>scandir@38"]);
+        assert_set(a, "at[0]", a.sink("sink_entry_at"), &["heap:main>scandirat@41"]);
+        let symbols = ["heap:main>backtrace_symbols@45"];
+        assert_set(a, "symbols[0]", a.sink("sink_symbol"), &symbols);
+        let list = ["heap:main>getaddrinfo@49"];
+        assert_set(a, "ai->ai_next", a.sink("sink_next"), &list);
+        assert_set(a, "ai->ai_addr", a.sink("sink_address"), &list);
+        assert_set(a, "ifs->ifa_name", a.sink("sink_interface"), &["heap:main>getifaddrs@55"]);
     });
 }
 

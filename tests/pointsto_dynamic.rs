@@ -71,6 +71,7 @@ const SOUND: &[&[&str]] = &[
     &["alias_assertions.c"],
     &["below_start.c"],
     &["callbacks.c"],
+    &["library_allocations.c"],
     &["library_notify.c"],
     &["library_storage.c"],
     &["std_thread.cpp"],

@@ -222,6 +222,9 @@ struct Prep {
     /// Model tables by function name symbol.
     alloc: HashSet<u32>,
     out_alloc: HashMap<u32, Vec<i32>>,
+    out_alloc_in: HashMap<u32, Vec<i32>>,
+    /// Allocators whose heap memory points into itself (`model_alloc_linked`).
+    alloc_linked: HashSet<u32>,
     return_arg: HashMap<u32, Vec<i32>>,
     return_into_arg: HashMap<u32, Vec<i32>>,
     return_into_arg_any_call: HashMap<u32, Vec<i32>>,
@@ -1280,18 +1283,23 @@ impl Solver {
                 self.add_edge(a, Edge::Unknown(any));
             }
         }
-        for k in self.prep.out_alloc.get(&name).cloned().unwrap_or_default() {
+        // Stored where the argument points (`out_alloc`), or somewhere into its struct.
+        let out_alloc = self.prep.out_alloc.get(&name).cloned().unwrap_or_default();
+        let out_alloc_in = self.prep.out_alloc_in.get(&name).cloned().unwrap_or_default();
+        let stores = out_alloc.iter().map(|&k| (k, false));
+        for (k, whole) in stores.chain(out_alloc_in.iter().map(|&k| (k, true))) {
             for a in arg(k) {
                 let fresh = self.helper(Helper::StoredFresh(heap));
                 self.add_loc(fresh, (heap, -1));
-                self.add_trigger(
-                    a,
-                    Trigger::Store {
-                        value: fresh,
-                        whole: false,
-                    },
-                );
+                self.add_trigger(a, Trigger::Store { value: fresh, whole });
             }
+        }
+        let allocates = (result.is_some() && self.prep.alloc.contains(&name))
+            || !out_alloc.is_empty()
+            || !out_alloc_in.is_empty();
+        if allocates && self.prep.alloc_linked.contains(&name) {
+            let cell = self.cell(heap, -1);
+            self.add_loc(cell, (heap, -1));
         }
         for (k, s) in self
             .prep
@@ -2169,6 +2177,8 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
         context_entries: Vec::new(),
         alloc: HashSet::default(),
         out_alloc: HashMap::default(),
+        out_alloc_in: HashMap::default(),
+        alloc_linked: HashSet::default(),
         return_arg: HashMap::default(),
         return_into_arg: HashMap::default(),
         return_into_arg_any_call: HashMap::default(),
@@ -2330,6 +2340,9 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_alloc>()? {
         p.alloc.insert(sym.intern(r?.name));
     }
+    for r in prep.rows::<models::model_alloc_linked>()? {
+        p.alloc_linked.insert(sym.intern(r?.name));
+    }
     for r in prep.rows::<prep_rows::static_storage>()? {
         let r = r?;
         p.static_storage.insert(sym.intern(r.name), sym.intern(r.obj));
@@ -2342,6 +2355,10 @@ fn load_prep(sym: &mut Symbols, prep: &Tables) -> Result<Prep> {
     for r in prep.rows::<models::model_out_alloc>()? {
         let r = r?;
         by_index(&mut p.out_alloc, r.name, r.index);
+    }
+    for r in prep.rows::<models::model_out_alloc_in>()? {
+        let r = r?;
+        by_index(&mut p.out_alloc_in, r.name, r.index);
     }
     for r in prep.rows::<models::model_return_arg>()? {
         let r = r?;
@@ -2796,7 +2813,11 @@ fn outputs(mut s: Solver, facts: &FactSet) -> Result<Builder> {
         let call = s.call_sym[c as usize];
         let has_result = s.call_result[c as usize].is_some();
         let is_heap = match s.prep.external.get(&f) {
-            Some(n) => (s.prep.alloc.contains(n) && has_result) || s.prep.out_alloc.contains_key(n),
+            Some(n) => {
+                (s.prep.alloc.contains(n) && has_result)
+                    || s.prep.out_alloc.contains_key(n)
+                    || s.prep.out_alloc_in.contains_key(n)
+            }
             None => false,
         } || (s.prep.wrapper.contains(&f) && has_result)
             || s.prep.out_wrapper.contains_key(&f);
