@@ -166,6 +166,29 @@ fn defuse_holds_on_a_run_and_dropped_definitions_are_caught() {
     }
 }
 
+/// defuse's check on fixtures/pointsto/dynamic/containers.cpp, whose std::map and
+/// std::unordered_set code the check's runtime shares (one copy of each template instance,
+/// instrumented, which must not report to the runtime itself): the run completes with uses
+/// checked and no violation, at -O0 and after mem2reg.
+#[test]
+fn defuse_holds_on_cxx_containers() {
+    for form in [&[][..], &["--mem2reg"][..]] {
+        let o = Command::new("python3")
+            .arg(repo().join("fixtures/dataflow/dynamic/defuse_validate.py"))
+            .arg("--llfacts")
+            .arg(env!("CARGO_BIN_EXE_llfacts"))
+            .args(form)
+            .arg(repo().join("fixtures/pointsto/dynamic/containers.cpp"))
+            .output()
+            .unwrap();
+        let text = report(&o);
+        assert_eq!(o.status.code(), Some(0), "{form:?}: {text}");
+        assert!(text.contains("program exit 0"), "{form:?}: {text}");
+        assert!(!text.contains("uses checked 0,"), "{form:?}: {text}");
+        assert_eq!(violations(&text), ["violations: 0 pairs at 0 uses"], "{form:?}: {text}");
+    }
+}
+
 /// fixtures/dataflow/dynamic/mustpoint_validate.py on mustpoint_claims.c at -O0: every
 /// `must_point_to` claim holds each time execution passes its point, and claims were
 /// reached. A claim the analysis rightly does not make, that s still holds &a after

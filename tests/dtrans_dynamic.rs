@@ -163,3 +163,25 @@ fn recovered_types_are_checked_at_o2_with_debug_info() {
         "{text}"
     );
 }
+
+/// fixtures/pointsto/dynamic/containers.cpp, whose std::map and std::unordered_set code the
+/// check's runtime shares (one copy of each template instance, instrumented), and whose C++
+/// type names hold spaces: the run completes, accesses are checked, and the types found
+/// legal (at -O2, an Rb-tree helper's named with its template arguments) are accessed by
+/// field only.
+#[test]
+fn cxx_containers_are_checked() {
+    let src = repo().join("fixtures/pointsto/dynamic/containers.cpp");
+    for form in ["O0", "O2"] {
+        let o = validate(&["--form", form, src.to_str().unwrap()]);
+        let text = report(&o);
+        assert_eq!(o.status.code(), Some(0), "{form}: {text}");
+        assert!(text.contains("program exit 0;"), "{form}: {text}");
+        assert!(text.contains("violations: 0 (wrong"), "{form}: {text}");
+        let accessed = text
+            .lines()
+            .find_map(|l| l.strip_prefix("legal types accessed: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(accessed.contains("class.std::tuple"), "{form}: {text}");
+    }
+}
