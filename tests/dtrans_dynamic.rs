@@ -44,6 +44,13 @@ fn violation_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The report's line of the legal types the run accessed.
+fn legal_types_accessed(text: &str) -> &str {
+    text.lines()
+        .find_map(|l| l.strip_prefix("legal types accessed: "))
+        .unwrap_or_else(|| panic!("{text}"))
+}
+
 fn claims() -> String {
     repo()
         .join("fixtures/dtrans/dynamic/claims.c")
@@ -119,10 +126,7 @@ fn lua_run_contradicts_no_verdict() {
     assert_eq!(o.status.code(), Some(0), "{text}");
     assert!(text.contains("violations: 0 (wrong"), "{text}");
     assert!(text.contains("violations: 0 (deletable"), "{text}");
-    let accessed = text
-        .lines()
-        .find_map(|l| l.strip_prefix("legal types accessed: "))
-        .unwrap_or_else(|| panic!("{text}"));
+    let accessed = legal_types_accessed(&text);
     assert!(accessed.split(' ').count() >= 3, "{text}");
 }
 
@@ -178,10 +182,7 @@ fn cxx_containers_are_checked() {
         assert_eq!(o.status.code(), Some(0), "{form}: {text}");
         assert!(text.contains("program exit 0;"), "{form}: {text}");
         assert!(text.contains("violations: 0 (wrong"), "{form}: {text}");
-        let accessed = text
-            .lines()
-            .find_map(|l| l.strip_prefix("legal types accessed: "))
-            .unwrap_or_else(|| panic!("{text}"));
+        let accessed = legal_types_accessed(&text);
         assert!(accessed.contains("class.std::tuple"), "{form}: {text}");
     }
 }
