@@ -224,6 +224,24 @@ fn allocations_after_landingpad_clauses_are_checked() {
     }
 }
 
+/// Memory that no defined function allocates is registered all the same:
+/// fixtures/pointsto/dynamic/alloc_through_pointer.c allocates and frees through function
+/// pointers that hold `malloc` and `free`, and mapped_memory.c maps memory with `mmap`.
+/// Unregistered, the block and every pointer into it would be unknown, that is, unchecked.
+#[test]
+fn memory_from_pointers_to_malloc_and_from_mmap_is_checked() {
+    for fixture in ["alloc_through_pointer.c", "mapped_memory.c"] {
+        for form in FORMS {
+            let o = validate(form, &[&format!("dynamic/{fixture}")]);
+            let text = report(&o);
+            assert!(o.status.success(), "{fixture} {form:?}:\n{text}");
+            assert_eq!(violations(&o), (0, 0));
+            assert!(text.contains(" unknown 0 "), "{fixture} {form:?}:\n{text}");
+            assert!(observed(&o) >= 2, "{fixture} {form:?}:\n{text}");
+        }
+    }
+}
+
 /// With contexts, the sets projected onto the nodes (what `analyze` reports) still hold
 /// every value the run computes.
 #[test]
