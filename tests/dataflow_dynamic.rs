@@ -231,3 +231,35 @@ fn mustpoint_holds_on_a_run_and_a_wrong_claim_is_caught() {
         "{text}"
     );
 }
+
+/// setjmp returns again when a call made after it longjmps back
+/// (fixtures/dataflow/dynamic/longjmp.c): retry's resumed code reads `tries` as stored after
+/// setjmp and by its own increment, and at -O0 resumed's `p` holds &b there, though the one
+/// CFG path to it stores &a. Without the longjmp edges, defuse misses 2 (use, definition)
+/// pairs at -O0 and after mem2reg, and mustpoint claims &a at 2 points that run with &b.
+#[test]
+fn setjmp_resumes_with_what_calls_after_it_wrote() {
+    let dynamic = repo().join("fixtures/dataflow/dynamic");
+    let validate = |script: &str, form: &[&str]| {
+        let o = Command::new("python3")
+            .arg(dynamic.join(script))
+            .arg("--llfacts")
+            .arg(env!("CARGO_BIN_EXE_llfacts"))
+            .args(form)
+            .arg(dynamic.join("longjmp.c"))
+            .output()
+            .unwrap();
+        (o.status.code(), report(&o))
+    };
+    for form in [&[][..], &["--mem2reg"][..]] {
+        let (code, text) = validate("defuse_validate.py", form);
+        assert_eq!(code, Some(0), "{form:?}: {text}");
+        assert!(text.contains("program exit 0"), "{form:?}: {text}");
+        assert!(!text.contains("uses checked 0,"), "{form:?}: {text}");
+        assert_eq!(violations(&text), ["violations: 0 pairs at 0 uses"], "{form:?}: {text}");
+    }
+    let (code, text) = validate("mustpoint_validate.py", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("reached 0 "), "{text}");
+    assert_eq!(violations(&text), ["violations: 0"], "{text}");
+}
