@@ -24,6 +24,19 @@ fn validate(args: &[&str], rules: &str, sources: &[&str]) -> Output {
     cmd.output().unwrap()
 }
 
+/// `script` (of fixtures/dataflow/dynamic) with `args` on `source`: its exit code and report.
+fn check(script: &str, args: &[&str], source: &std::path::Path) -> (Option<i32>, String) {
+    let o = Command::new("python3")
+        .arg(repo().join("fixtures/dataflow/dynamic").join(script))
+        .arg("--llfacts")
+        .arg(env!("CARGO_BIN_EXE_llfacts"))
+        .args(args)
+        .arg(source)
+        .output()
+        .unwrap();
+    (o.status.code(), report(&o))
+}
+
 fn report(o: &Output) -> String {
     format!(
         "{}{}",
@@ -101,17 +114,8 @@ fn constprop_and_range_hold_on_real_runs() {
 /// fixtures/dataflow/dynamic/defuse_validate.py on defuse_claims.c after mem2reg, with
 /// `extra` arguments.
 fn defuse_validate(extra: &[&str]) -> (Option<i32>, String) {
-    let dynamic = repo().join("fixtures/dataflow/dynamic");
-    let o = Command::new("python3")
-        .arg(dynamic.join("defuse_validate.py"))
-        .arg("--llfacts")
-        .arg(env!("CARGO_BIN_EXE_llfacts"))
-        .arg("--mem2reg")
-        .args(extra)
-        .arg(dynamic.join("defuse_claims.c"))
-        .output()
-        .unwrap();
-    (o.status.code(), report(&o))
+    let claims = repo().join("fixtures/dataflow/dynamic/defuse_claims.c");
+    check("defuse_validate.py", &[&["--mem2reg"], extra].concat(), &claims)
 }
 
 /// The lines from `violations:` on.
@@ -172,17 +176,10 @@ fn defuse_holds_on_a_run_and_dropped_definitions_are_caught() {
 /// checked and no violation, at -O0 and after mem2reg.
 #[test]
 fn defuse_holds_on_cxx_containers() {
+    let containers = repo().join("fixtures/pointsto/dynamic/containers.cpp");
     for form in [&[][..], &["--mem2reg"][..]] {
-        let o = Command::new("python3")
-            .arg(repo().join("fixtures/dataflow/dynamic/defuse_validate.py"))
-            .arg("--llfacts")
-            .arg(env!("CARGO_BIN_EXE_llfacts"))
-            .args(form)
-            .arg(repo().join("fixtures/pointsto/dynamic/containers.cpp"))
-            .output()
-            .unwrap();
-        let text = report(&o);
-        assert_eq!(o.status.code(), Some(0), "{form:?}: {text}");
+        let (code, text) = check("defuse_validate.py", form, &containers);
+        assert_eq!(code, Some(0), "{form:?}: {text}");
         assert!(text.contains("program exit 0"), "{form:?}: {text}");
         assert!(!text.contains("uses checked 0,"), "{form:?}: {text}");
         assert_eq!(violations(&text), ["violations: 0 pairs at 0 uses"], "{form:?}: {text}");
@@ -196,18 +193,8 @@ fn defuse_holds_on_cxx_containers() {
 /// numbering), is caught: touch stored &y there, and main runs once.
 #[test]
 fn mustpoint_holds_on_a_run_and_a_wrong_claim_is_caught() {
-    let dynamic = repo().join("fixtures/dataflow/dynamic");
-    let validate = |extra: &[&str]| {
-        let o = Command::new("python3")
-            .arg(dynamic.join("mustpoint_validate.py"))
-            .arg("--llfacts")
-            .arg(env!("CARGO_BIN_EXE_llfacts"))
-            .args(extra)
-            .arg(dynamic.join("mustpoint_claims.c"))
-            .output()
-            .unwrap();
-        (o.status.code(), report(&o))
-    };
+    let claims = repo().join("fixtures/dataflow/dynamic/mustpoint_claims.c");
+    let validate = |extra: &[&str]| check("mustpoint_validate.py", extra, &claims);
     let (code, text) = validate(&[]);
     assert_eq!(code, Some(0), "{text}");
     assert_eq!(violations(&text), ["violations: 0"], "{text}");
@@ -239,18 +226,8 @@ fn mustpoint_holds_on_a_run_and_a_wrong_claim_is_caught() {
 /// pairs at -O0 and after mem2reg, and mustpoint claims &a at 2 points that run with &b.
 #[test]
 fn setjmp_resumes_with_what_calls_after_it_wrote() {
-    let dynamic = repo().join("fixtures/dataflow/dynamic");
-    let validate = |script: &str, form: &[&str]| {
-        let o = Command::new("python3")
-            .arg(dynamic.join(script))
-            .arg("--llfacts")
-            .arg(env!("CARGO_BIN_EXE_llfacts"))
-            .args(form)
-            .arg(dynamic.join("longjmp.c"))
-            .output()
-            .unwrap();
-        (o.status.code(), report(&o))
-    };
+    let src = repo().join("fixtures/dataflow/dynamic/longjmp.c");
+    let validate = |script: &str, form: &[&str]| check(script, form, &src);
     for form in [&[][..], &["--mem2reg"][..]] {
         let (code, text) = validate("defuse_validate.py", form);
         assert_eq!(code, Some(0), "{form:?}: {text}");
