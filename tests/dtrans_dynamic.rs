@@ -186,3 +186,24 @@ fn cxx_containers_are_checked() {
         assert!(accessed.contains("class.std::tuple"), "{form}: {text}");
     }
 }
+
+/// fixtures/dtrans/dynamic/callbacks.c: the callbacks that a function pointer reaches read
+/// the context's first field, and at -O2 their parameter is used as no struct type (byte
+/// offsets, a plain load at 0, an anonymous struct without a TBAA name). It takes the types
+/// passed to it, so that field is read, not deletable, in every form; before, at -O2 the
+/// analysis called it deletable and the run read it 14 times.
+#[test]
+fn fields_read_through_untyped_callback_parameters_are_not_deletable() {
+    let src = repo().join("fixtures/dtrans/dynamic/callbacks.c");
+    for form in ["O0", "NP", "O2"] {
+        let o = validate(&["--form", form, src.to_str().unwrap()]);
+        let text = report(&o);
+        assert_eq!(o.status.code(), Some(0), "{form}: {text}");
+        assert!(text.contains("program exit 0;"), "{form}: {text}");
+        assert!(text.contains("legal types accessed: struct.transform\n"), "{form}: {text}");
+        assert!(
+            text.contains("deletable fields 0; violations: 0 (deletable fields read)"),
+            "{form}: {text}"
+        );
+    }
+}
