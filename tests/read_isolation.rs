@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -369,16 +369,23 @@ fn interrupted(name: &str, sig: i32, extra: &[&str]) {
     let out = dir.join("facts");
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("marker"), "old").unwrap();
-    let mut child = llfacts()
-        .arg("extract")
+    let mut cmd = llfacts();
+    cmd.arg("extract")
         // (About 12 s of work at -j 1: the signal must come before it ends, even when a
         // loaded machine is slow to schedule this test.)
         .args(std::iter::repeat_n(&bc, 1200))
         .args(["-j", "1", "-q", "-o"])
         .arg(&out)
-        .args(extra)
-        .spawn()
-        .unwrap();
+        .args(extra);
+    // A shell starts background jobs with SIGINT ignored, and llfacts keeps ignoring what
+    // it inherits ignored (as `nohup` asks): the run under test must get the signal.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(sig, libc::SIG_DFL);
+            Ok(())
+        })
+    };
+    let mut child = cmd.spawn().unwrap();
     let started = std::time::Instant::now();
     while !entries(&dir).iter().any(|n| n.contains("llfacts-tmp")) {
         assert!(started.elapsed().as_secs() < 30, "no temporary appeared");
