@@ -78,6 +78,7 @@ const SOUND: &[&[&str]] = &[
     &["string_construct.cpp"],
     &["call_once.cpp"],
     &["calltypes.c"],
+    &["int_calls.c"],
     &["code_not_data.c"],
     &["context.c"],
     &["escape.c"],

@@ -349,30 +349,71 @@ impl Worker<'_> {
         }
     }
 
-    /// Where an integer value (stored, or turned into a pointer) comes from, directly or
-    /// through `phi`, `select`, `freeze` and `bitcast`: the addresses it was loaded from
-    /// (`load`s of a wide integer type, `pt_wide_integer`), and the pointers it was made of
+    /// Whether `t` may carry a pointer's bytes without being a pointer node: a wide integer,
+    /// or a struct without pointers that holds one (`{ i64, i64 }`, how the ABI returns a
+    /// 16-byte struct of unions).
+    unsafe fn pt_int_carrier(&mut self, t: LLVMTypeRef) -> bool {
+        unsafe {
+            if LLVMGetTypeKind(t) != LLVMStructTypeKind {
+                return self.pt_wide_integer(t);
+            }
+            let n = LLVMCountStructElementTypes(t);
+            !self.pt_has_ptr(t)
+                && (0..n).any(|i| self.pt_wide_integer(LLVMStructGetTypeAtIndex(t, i)))
+        }
+    }
+
+    /// Where an integer value (stored, passed, returned, or turned into a pointer) comes
+    /// from, directly or through `phi`, `select`, `freeze` and `bitcast` (and `zext` and `or`
+    /// on little-endian targets, where a narrower operand's bytes stay at the start): the
+    /// addresses it was loaded from (`load`s of an integer carrier, `pt_int_carrier`), and
+    /// the pointers it was made of
     /// (`ptrtoint` and `ptrtoaddr` instructions). Stored, the first is a memory copy through
     /// an integer, which is how LLVM lowers small `memcpy`s from -O1 on (`store i64 (load
     /// i64, ptr %src), ptr %dst`), so the pointers in `*src` move to `*dst`; the second
     /// stores the pointer itself, which is how LLVM 22's InstCombine writes a
     /// `std::unique_ptr` into a vector's buffer (`store i64 (ptrtoint ptr %p to i64), ptr
-    /// %slot`, loaded back as `ptr`). A constant address or pointer is named by its use site
-    /// in the load or cast (`<instr>#0`), whose constraints that instruction emits.
-    unsafe fn pt_integer_origins(&mut self, value: LLVMValueRef) -> (Vec<Id>, Vec<Id>) {
+    /// %slot`, loaded back as `ptr`), also when it is a constant expression (`store i64
+    /// ptrtoint (ptr @x to i64)`). A constant address or pointer is named by its use site
+    /// (`<instr>#0`, `<instr>#0.0`), whose constraints that instruction emits. An integer
+    /// node (`is_int_node`) is a source: it points to the memory that holds its bytes.
+    /// `value` is named `id` where it is used.
+    unsafe fn pt_integer_origins(&mut self, value: LLVMValueRef, id: &Id) -> (Vec<Id>, Vec<Id>) {
         unsafe {
             let mut pointers: Vec<Id> = Vec::new();
             let mut sources = Vec::new();
             let mut seen = Vec::new();
-            let mut todo = vec![value];
-            while let Some(v) = todo.pop() {
-                if seen.contains(&v) || !self.pt_wide_integer(LLVMTypeOf(v)) {
+            // (value, its id as a constant at its use)
+            let mut todo = vec![(value, Some(id.clone()))];
+            let little_endian = LLVMByteOrder(self.layout()) == LLVMByteOrdering::LLVMLittleEndian;
+            while let Some((v, site)) = todo.pop() {
+                if seen.contains(&v) || !self.pt_int_carrier(LLVMTypeOf(v)) {
                     continue;
                 }
                 seen.push(v);
-                if LLVMIsAInstruction(v).is_null() {
+                if self.is_int_node(v) {
+                    if let Some(node) = self.locals.get(&v).filter(|n| !sources.contains(*n)) {
+                        sources.push(node.clone());
+                    }
                     continue;
                 }
+                if LLVMIsAInstruction(v).is_null() {
+                    let cast = !LLVMIsAConstantExpr(v).is_null()
+                        && matches!(LLVMGetConstOpcode(v), LLVMPtrToInt | LLVMPtrToAddr);
+                    if let Some(site) = site.filter(|_| cast && !is_empty_constant(LLVMGetOperand(v, 0))) {
+                        let p = site.child(b'.', 0);
+                        if !pointers.contains(&p) {
+                            pointers.push(p);
+                        }
+                    }
+                    continue;
+                }
+                let operand = |k: u32| {
+                    let op = LLVMGetOperand(v, k);
+                    let constant = !LLVMIsAConstantExpr(op).is_null();
+                    let site = constant.then(|| self.instruction_id(v)).flatten();
+                    (op, site.map(|u| u.child(b'#', k as usize)))
+                };
                 match LLVMGetInstructionOpcode(v) {
                     LLVMLoad => {
                         if let Some(src) =
@@ -381,11 +422,15 @@ impl Worker<'_> {
                             sources.push(src);
                         }
                     }
-                    LLVMPHI => {
-                        todo.extend((0..LLVMCountIncoming(v)).map(|i| LLVMGetIncomingValue(v, i)))
+                    LLVMPHI => todo.extend((0..LLVMCountIncoming(v)).map(operand)),
+                    LLVMSelect => todo.extend([operand(1), operand(2)]),
+                    LLVMFreeze | LLVMBitCast => todo.push(operand(0)),
+                    // -O2 builds `{fmt}`'s 16-byte argument values as `zext (ptrtoint)`;
+                    // a shifted half (`shl`) is not followed
+                    LLVMZExt | LLVMOr if little_endian => {
+                        let n = if LLVMGetInstructionOpcode(v) == LLVMOr { 2 } else { 1 };
+                        todo.extend((0..n).map(operand))
                     }
-                    LLVMSelect => todo.extend([LLVMGetOperand(v, 1), LLVMGetOperand(v, 2)]),
-                    LLVMFreeze | LLVMBitCast => todo.push(LLVMGetOperand(v, 0)),
                     LLVMPtrToInt | LLVMPtrToAddr => {
                         if let Some(p) =
                             self.first_operand_node(v).filter(|p| !pointers.contains(p))
@@ -397,6 +442,52 @@ impl Worker<'_> {
                 }
             }
             (sources, pointers)
+        }
+    }
+
+    /// Whether `v` is an integer node: a parameter or the result of a call that may reach a
+    /// definition (not an intrinsic, not inline asm) of a type that may carry a pointer's
+    /// bytes (`pt_int_carrier`), or a wide integer extracted from such a result. It stands
+    /// for the memory its bytes were loaded from: `pt_int_param`, `pt_int_call_result`.
+    unsafe fn is_int_node(&mut self, v: LLVMValueRef) -> bool {
+        unsafe {
+            if !self.pt_int_carrier(LLVMTypeOf(v)) {
+                return false;
+            }
+            if !LLVMIsAArgument(v).is_null() {
+                return true;
+            }
+            if LLVMIsAInstruction(v).is_null() {
+                return false;
+            }
+            match LLVMGetInstructionOpcode(v) {
+                LLVMCall | LLVMInvoke | LLVMCallBr => {
+                    let callee = LLVMGetCalledValue(v);
+                    LLVMIsAInlineAsm(callee).is_null()
+                        && (LLVMIsAFunction(callee).is_null() || LLVMGetIntrinsicID(callee) == 0)
+                }
+                LLVMExtractValue => {
+                    self.pt_wide_integer(LLVMTypeOf(v)) && self.is_int_node(LLVMGetOperand(v, 0))
+                }
+                _ => false,
+            }
+        }
+    }
+
+    /// The byte offset of the element at `indices` in aggregate type `t`.
+    unsafe fn pt_element_offset(&mut self, mut t: LLVMTypeRef, indices: &[u32]) -> Option<u64> {
+        unsafe {
+            let mut offset = 0;
+            for &k in indices {
+                if LLVMGetTypeKind(t) == LLVMStructTypeKind {
+                    offset += self.pt_field_offset(t, k)?;
+                    t = LLVMStructGetTypeAtIndex(t, k);
+                } else {
+                    t = LLVMGetElementType(t);
+                    offset += u64::from(k) * self.pt_alloc_size(t)?;
+                }
+            }
+            Some(offset)
         }
     }
 
@@ -786,6 +877,9 @@ impl Worker<'_> {
             if self.pt_has_ptr(t) {
                 self.pt_node(var, func, t);
                 fact!(self.out, pt_param, func, index as i32, var);
+            } else if self.is_int_node(p) {
+                fact!(self.out, pt_node, var, func);
+                fact!(self.out, pt_int_param, func, index as i32, var);
             }
         }
     }
@@ -840,7 +934,7 @@ impl Worker<'_> {
                 // a wide integer load may be one half of a copy through an integer
                 LLVMLoad if self.pt_wide_integer(rt) => used.push(0),
                 LLVMStore => {
-                    let (sources, pointers) = self.pt_integer_origins(raw[0]);
+                    let (sources, pointers) = self.pt_integer_origins(raw[0], &ops[0]);
                     for src in &sources {
                         fact!(self.out, pt_memcpy, id, &ops[1], src);
                     }
@@ -869,8 +963,22 @@ impl Worker<'_> {
                     fact!(self.out, pt_int_to_ptr, id, &r);
                     // an integer loaded from memory carries what that memory holds: -O2
                     // copies a union of a pointer and an integer (Lua's `TValue`) as `i64`
-                    for src in &self.pt_integer_origins(raw[0]).0 {
+                    for src in &self.pt_integer_origins(raw[0], &ops[0]).0 {
                         fact!(self.out, pt_int_load, id, &r, src);
+                    }
+                }
+                // an element of a `{ i64, i64 }` result is at its offset in that memory
+                LLVMExtractValue if !res_ptr && self.is_int_node(instr) => {
+                    let r = res(result);
+                    fact!(self.out, pt_node, &r, func);
+                    let n = LLVMGetNumIndices(instr) as usize;
+                    let indices = std::slice::from_raw_parts(LLVMGetIndices(instr), n);
+                    let path: Vec<String> = indices.iter().map(u32::to_string).collect();
+                    let path = path.join(".");
+                    let offset = self.pt_element_offset(LLVMTypeOf(raw[0]), indices);
+                    match offset.and_then(num) {
+                        Some(offset) => fact!(self.out, pt_field, id, &r, &ops[0], offset, path),
+                        None => fact!(self.out, pt_offset_unknown, id, &r, &ops[0]),
                     }
                 }
                 LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze | LLVMExtractValue
@@ -902,6 +1010,11 @@ impl Worker<'_> {
                 LLVMRet if !ops.is_empty() && ptr_op(self, 0) => {
                     fact!(self.out, pt_return, id, func, &ops[0]);
                     used.push(0);
+                }
+                LLVMRet if !ops.is_empty() => {
+                    for src in &self.pt_integer_origins(raw[0], &ops[0]).0 {
+                        fact!(self.out, pt_int_return, id, func, src);
+                    }
                 }
                 LLVMVAArg if res_ptr => {
                     fact!(self.out, pt_va_arg, id, res(result), &ops[0]);
@@ -1062,6 +1175,17 @@ impl Worker<'_> {
                     }
                     if res_ptr {
                         fact!(self.out, pt_call_result, id, result.unwrap());
+                    }
+                    // Integers that may carry a pointer's bytes (a union returned or passed
+                    // by value as `i64` or `i128`) go by the memory that holds them.
+                    for k in 0..nargs {
+                        for src in &self.pt_integer_origins(raw[k], &ops[k]).0 {
+                            fact!(self.out, pt_int_call_arg, id, k as i32, src);
+                        }
+                    }
+                    if let Some(r) = result.filter(|_| self.is_int_node(instr)) {
+                        fact!(self.out, pt_node, r, func);
+                        fact!(self.out, pt_int_call_result, id, r);
                     }
                 }
             }

@@ -761,5 +761,13 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_param(func: symbol, index: number, node: symbol)
     "`ret` of a pointer node in function `func`."
     pt_return(instr: symbol, func: symbol, node: symbol)
+    "Integer (or integer vector) formal parameters at least as wide as a pointer, of defined functions by index: `node` points to the memory its bytes were loaded from (`pt_int_call_arg`)."
+    pt_int_param(func: symbol, index: number, node: symbol)
+    "An integer (or integer vector) actual argument at least as wide as a pointer, by the memory that holds its bytes: `addr` is the address a load of it read, directly or through phi, select, freeze and bitcast, or an integer node (`pt_int_param`, `pt_int_call_result`) it came from."
+    pt_int_call_arg(instr: symbol, index: number, addr: symbol)
+    "The result of a call that returns an integer (or integer vector) at least as wide as a pointer: `node` points to the memory that held the returned bytes (`pt_int_return`)."
+    pt_int_call_result(instr: symbol, node: symbol)
+    "`ret` of an integer (or integer vector) at least as wide as a pointer in function `func`, by the memory that holds its bytes, as `pt_int_call_arg` names it."
+    pt_int_return(instr: symbol, func: symbol, addr: symbol)
 }
 }

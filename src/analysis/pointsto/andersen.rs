@@ -314,6 +314,8 @@ enum Con {
     Call { instr: u32, callee: u32 },
     CallArg { instr: u32, index: i32, node: u32 },
     CallResult { instr: u32, node: u32 },
+    IntCallArg { instr: u32, index: i32, node: u32 },
+    IntCallResult { instr: u32, node: u32 },
 }
 
 /// Context sensitivity (`--context`): contexts are interned sequences of at most `depth`
@@ -493,9 +495,14 @@ struct Solver {
     call_func: Vec<u32>,
     call_args: Vec<Vec<(i32, Node)>>,
     call_result: Vec<Option<Node>>,
-    /// Parameter and returned node symbols by function.
+    /// Wide integers by the memory that holds them (`pt_int_call_arg`, `pt_int_call_result`).
+    call_int_args: Vec<Vec<(i32, Node)>>,
+    call_int_result: Vec<Option<Node>>,
+    /// Parameter and returned node symbols by function, and their wide-integer kin.
     params: HashMap<u32, Vec<(i32, u32)>>,
     returns: HashMap<u32, Vec<u32>>,
+    int_params: HashMap<u32, Vec<(i32, u32)>>,
+    int_returns: HashMap<u32, Vec<u32>>,
     call_edges: HashSet<(u32, u32)>,
     /// Calls back from external calls: (call, model, function).
     callbacks: HashSet<(u32, u32, u32)>,
@@ -1099,6 +1106,18 @@ impl Solver {
         y
     }
 
+    /// Arguments to the parameters of the same index, in callee context `y`.
+    fn bind(&mut self, args: &[(i32, Node)], params: Option<Vec<(i32, u32)>>, y: u32) {
+        for &(k, a) in args {
+            for &(pk, p) in params.iter().flatten() {
+                if pk == k {
+                    let p = self.node(p, y);
+                    self.add_edge(a, Edge::Copy(p));
+                }
+            }
+        }
+    }
+
     /// A new call-graph edge from call `c` to function `f`.
     fn call(&mut self, c: u32, f: u32) {
         let call_sym = self.call_sym[c as usize];
@@ -1106,14 +1125,13 @@ impl Solver {
         let y = self.enter(c, f);
         let args = self.call_args[c as usize].clone();
         let result = self.call_result[c as usize];
-        if let Some(params) = self.params.get(&f).cloned() {
-            for &(k, a) in &args {
-                for &(pk, p) in &params {
-                    if pk == k {
-                        let p = self.node(p, y);
-                        self.add_edge(a, Edge::Copy(p));
-                    }
-                }
+        self.bind(&args, self.params.get(&f).cloned(), y);
+        let int_args = self.call_int_args[c as usize].clone();
+        self.bind(&int_args, self.int_params.get(&f).cloned(), y);
+        if let Some(r) = self.call_int_result[c as usize] {
+            for v in self.int_returns.get(&f).cloned().unwrap_or_default() {
+                let v = self.node(v, y);
+                self.add_edge(v, Edge::Copy(r));
             }
         }
         let wrapper = self.prep.wrapper.contains(&f);
@@ -1576,6 +1594,8 @@ impl Solver {
             self.call_func.push(func);
             self.call_args.push(Vec::new());
             self.call_result.push(None);
+            self.call_int_args.push(Vec::new());
+            self.call_int_result.push(None);
         }
         id
     }
@@ -1734,6 +1754,16 @@ impl Solver {
                 let i = self.call_id(instr, ctx, func);
                 let n = self.node(node, ctx);
                 self.call_result[i as usize] = Some(n);
+            }
+            Con::IntCallArg { instr, index, node } => {
+                let i = self.call_id(instr, ctx, func);
+                let a = self.node(node, ctx);
+                self.call_int_args[i as usize].push((index, a));
+            }
+            Con::IntCallResult { instr, node } => {
+                let i = self.call_id(instr, ctx, func);
+                let n = self.node(node, ctx);
+                self.call_int_result[i as usize] = Some(n);
             }
         }
         None
@@ -2103,8 +2133,12 @@ pub fn solve(
         call_func: Vec::new(),
         call_args: Vec::new(),
         call_result: Vec::new(),
+        call_int_args: Vec::new(),
+        call_int_result: Vec::new(),
         params: HashMap::default(),
         returns: HashMap::default(),
+        int_params: HashMap::default(),
+        int_returns: HashMap::default(),
         call_edges: HashSet::default(),
         callbacks: HashSet::default(),
         any_call_arg: HashMap::default(),
@@ -2707,6 +2741,14 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         }
         s.params.entry(f).or_default().push((r.index, p));
     }
+    for r in facts.rows::<rows::pt_int_param>()? {
+        let r = r?;
+        let (f, p) = (s.sym.intern(r.func), s.sym.intern(r.node));
+        if s.cx.depth == 0 {
+            s.node(p, 0);
+        }
+        s.int_params.entry(f).or_default().push((r.index, p));
+    }
     for r in facts.rows::<rows::pt_return>()? {
         let r = r?;
         let (f, v) = (s.sym.intern(r.func), s.sym.intern(r.node));
@@ -2714,6 +2756,14 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
             s.node(v, 0);
         }
         s.returns.entry(f).or_default().push(v);
+    }
+    for r in facts.rows::<rows::pt_int_return>()? {
+        let r = r?;
+        let (f, v) = (s.sym.intern(r.func), s.sym.intern(r.addr));
+        if s.cx.depth == 0 {
+            s.node(v, 0);
+        }
+        s.int_returns.entry(f).or_default().push(v);
     }
     // Calls: operands first, then the callee triggers (which may fire at once).
     for r in facts.rows::<rows::pt_call>()? {
@@ -2731,6 +2781,17 @@ fn load_facts(s: &mut Solver, facts: &FactSet) -> Result<()> {
         let r = r?;
         let (instr, node) = (s.sym.intern(r.instr), s.sym.intern(r.node));
         ld.add(s, node, Con::CallResult { instr, node });
+    }
+    for r in facts.rows::<rows::pt_int_call_arg>()? {
+        let r = r?;
+        let (instr, node) = (s.sym.intern(r.instr), s.sym.intern(r.addr));
+        let index = r.index;
+        ld.add(s, node, Con::IntCallArg { instr, index, node });
+    }
+    for r in facts.rows::<rows::pt_int_call_result>()? {
+        let r = r?;
+        let (instr, node) = (s.sym.intern(r.instr), s.sym.intern(r.node));
+        ld.add(s, node, Con::IntCallResult { instr, node });
     }
     for g in s.prep.external_globals.clone() {
         let g = s.cx.inst(0, g);
