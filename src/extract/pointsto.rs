@@ -367,17 +367,15 @@ impl Worker<'_> {
     /// from, directly or through `phi`, `select`, `freeze` and `bitcast` (and `zext` and `or`
     /// on little-endian targets, where a narrower operand's bytes stay at the start): the
     /// addresses it was loaded from (`load`s of an integer carrier, `pt_int_carrier`), and
-    /// the pointers it was made of
-    /// (`ptrtoint` and `ptrtoaddr` instructions). Stored, the first is a memory copy through
-    /// an integer, which is how LLVM lowers small `memcpy`s from -O1 on (`store i64 (load
-    /// i64, ptr %src), ptr %dst`), so the pointers in `*src` move to `*dst`; the second
-    /// stores the pointer itself, which is how LLVM 22's InstCombine writes a
-    /// `std::unique_ptr` into a vector's buffer (`store i64 (ptrtoint ptr %p to i64), ptr
-    /// %slot`, loaded back as `ptr`), also when it is a constant expression (`store i64
-    /// ptrtoint (ptr @x to i64)`). A constant address or pointer is named by its use site
-    /// (`<instr>#0`, `<instr>#0.0`), whose constraints that instruction emits. An integer
-    /// node (`is_int_node`) is a source: it points to the memory that holds its bytes.
-    /// `value` is named `id` where it is used.
+    /// the pointers it was made of (`ptrtoint` and `ptrtoaddr`, instructions or constant
+    /// expressions). Stored, the first is a memory copy through an integer, which is how
+    /// LLVM lowers small `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`),
+    /// so the pointers in `*src` move to `*dst`; the second stores the pointer itself, which
+    /// is how LLVM 22's InstCombine writes a `std::unique_ptr` into a vector's buffer (`store
+    /// i64 (ptrtoint ptr %p to i64), ptr %slot`, loaded back as `ptr`). An integer node
+    /// (`is_int_node`) is a source: it points to the memory that holds its bytes. `value` is
+    /// named `id` where it is used; a constant address or pointer is named by its use site
+    /// (`<instr>#0`, `<instr>#0.0`), whose constraints that instruction emits.
     unsafe fn pt_integer_origins(&mut self, value: LLVMValueRef, id: &Id) -> (Vec<Id>, Vec<Id>) {
         unsafe {
             let mut pointers: Vec<Id> = Vec::new();
@@ -400,8 +398,8 @@ impl Worker<'_> {
                 if LLVMIsAInstruction(v).is_null() {
                     let cast = !LLVMIsAConstantExpr(v).is_null()
                         && matches!(LLVMGetConstOpcode(v), LLVMPtrToInt | LLVMPtrToAddr);
-                    if let Some(site) = site.filter(|_| cast && !is_empty_constant(LLVMGetOperand(v, 0))) {
-                        let p = site.child(b'.', 0);
+                    let cast = cast && !is_empty_constant(LLVMGetOperand(v, 0));
+                    if let Some(p) = site.filter(|_| cast).map(|s| s.child(b'.', 0)) {
                         if !pointers.contains(&p) {
                             pointers.push(p);
                         }

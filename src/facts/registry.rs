@@ -725,7 +725,7 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_address_of(instr: symbol, node: symbol, obj: symbol)
     "`to = from`: phi, select, casts, freeze, aggregate and vector operations, elements into aggregate constants, pass-through intrinsics."
     pt_copy(instr: symbol, to: symbol, from: symbol)
-    "`to = base + offset` bytes: getelementptr with constant indices; `path` is the indices joined with `.`."
+    "`to = base + offset` bytes: getelementptr with constant indices, and extractvalue of a wide integer from an integer node (`pt_int_call_result`); `path` is the indices joined with `.`."
     pt_field(instr: symbol, to: symbol, base: symbol, offset: number, path: symbol)
     "getelementptr with a non-constant or vector index, or an offset beyond 32 bits: `to` points somewhere into what `base` points to."
     pt_offset_unknown(instr: symbol, to: symbol, base: symbol)
