@@ -961,7 +961,8 @@ fn library_string_constructors_land_in_the_programs_construct() {
 
 /// fixtures/pointsto/int_calls.c: unions that the ABI passes and returns as `i64`, `i128` and
 /// `{ i64, i64 }`. The pointer in them reaches the loads on the other side of the call, at
-/// its own offset.
+/// its own offset. And addresses stored as integers: a constant expression, and widened and
+/// or-ed into an `i128`.
 #[test]
 fn unions_passed_and_returned_as_integers() {
     for_both("int_calls", &["int_calls.c"], |a| {
@@ -971,6 +972,8 @@ fn unions_passed_and_returned_as_integers() {
         assert_set(a, "both(&b, &c).s.q", a.sink("sink_high"), &["c"]);
         assert_set(a, "two(&c, &d).first.p", a.sink("sink_first"), &["c"]);
         assert_set(a, "two(&c, &d).second.p", a.sink("sink_second"), &["d"]);
+        assert_set(a, "k.n = (long)&d; k.p", a.sink("sink_constant"), &["d"]);
+        assert_set(a, "z.n = (u128)&b | 1 << 64; z.p", a.sink("sink_widened"), &["b"]);
     });
 }
 

@@ -380,6 +380,10 @@ impl Worker<'_> {
         unsafe {
             let mut pointers: Vec<Id> = Vec::new();
             let mut sources = Vec::new();
+            // most values (every argument, return and store) carry no pointer bytes
+            if !self.pt_int_carrier(LLVMTypeOf(value)) {
+                return (sources, pointers);
+            }
             let mut seen = Vec::new();
             // (value, its id as a constant at its use)
             let mut todo = vec![(value, Some(id.clone()))];
