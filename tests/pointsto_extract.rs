@@ -97,9 +97,13 @@ fn assert_id_closure(f: &Facts) {
     let nodes = set("pt_node");
     let objects = set("pt_object");
     for n in &nodes {
+        // or an instruction's own node, `<instr>+<n>` (an integer's shifted part)
+        let own = n
+            .rsplit_once('+')
+            .is_some_and(|(i, k)| instrs.contains(i) && k.parse::<u32>().is_ok());
         assert!(
-            values.contains(n),
-            "pt_node {n} is neither variable nor constant"
+            values.contains(n) || own,
+            "pt_node {n} is neither variable nor constant nor an instruction's own"
         );
     }
     for row in f.rows("pt_node").iter() {

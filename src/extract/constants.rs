@@ -215,7 +215,7 @@ impl Worker<'_> {
     /// LLVM's text of a value. Printing is not read-only: the elements of a constant data
     /// array or vector are printed through constants created in the context (a crash when
     /// two workers printed float vectors at once), so it runs under the context lock.
-    unsafe fn print_value(&self, v: LLVMValueRef) -> Vec<u8> {
+    pub(super) unsafe fn print_value(&self, v: LLVMValueRef) -> Vec<u8> {
         let _guard = self.m.lock_context();
         unsafe { take_message(LLVMPrintValueToString(v)) }
     }

@@ -65,6 +65,26 @@ unsafe fn const_index(v: LLVMValueRef) -> Option<i64> {
     }
 }
 
+/// What an integer's bytes come from (`pt_integer_origins`): memory it was loaded from and
+/// pointers converted into it, each with the byte of the integer where its byte 0 lands.
+#[derive(Default)]
+struct IntegerOrigins {
+    sources: Vec<(Id, i64)>,
+    pointers: Vec<(Id, i64)>,
+}
+
+impl IntegerOrigins {
+    fn is_empty(&self) -> bool {
+        self.sources.is_empty() && self.pointers.is_empty()
+    }
+}
+
+fn push_new<T: PartialEq>(items: &mut Vec<T>, item: T) {
+    if !items.contains(&item) {
+        items.push(item);
+    }
+}
+
 /// A getelementptr's landing: constant part, index path, and the stride of its
 /// non-constant indices (0 when all are constants).
 struct GepOffset {
@@ -364,38 +384,44 @@ impl Worker<'_> {
     }
 
     /// Where an integer value (stored, passed, returned, or turned into a pointer) comes
-    /// from, directly or through `phi`, `select`, `freeze` and `bitcast` (and `zext` and `or`
-    /// on little-endian targets, where a narrower operand's bytes stay at the start): the
-    /// addresses it was loaded from (`load`s of an integer carrier, `pt_int_carrier`), and
-    /// the pointers it was made of (`ptrtoint` and `ptrtoaddr`, instructions or constant
-    /// expressions). Stored, the first is a memory copy through an integer, which is how
-    /// LLVM lowers small `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`),
-    /// so the pointers in `*src` move to `*dst`; the second stores the pointer itself, which
-    /// is how LLVM 22's InstCombine writes a `std::unique_ptr` into a vector's buffer (`store
-    /// i64 (ptrtoint ptr %p to i64), ptr %slot`, loaded back as `ptr`). An integer node
+    /// from, directly or through `phi`, `select`, `freeze` and `bitcast` (and on
+    /// little-endian targets, where a byte's place in the integer is its place in memory,
+    /// `zext`, `trunc`, `or`, and shifts by whole bytes): the addresses it was loaded from
+    /// (`load`s of an integer carrier, `pt_int_carrier`), and the pointers it was made of
+    /// (`ptrtoint` and `ptrtoaddr`, instructions or constant expressions), each with the
+    /// byte of the value where its byte 0 lands (`shl i128 %p, 64`: 8; `lshr`: negative).
+    /// Stored, the first is a memory copy through an integer, which is how LLVM lowers small
+    /// `memcpy`s from -O1 on (`store i64 (load i64, ptr %src), ptr %dst`), so the pointers
+    /// in `*src` move to `*dst`; the second stores the pointer itself, which is how LLVM
+    /// 22's InstCombine writes a `std::unique_ptr` into a vector's buffer (`store i64
+    /// (ptrtoint ptr %p to i64), ptr %slot`, loaded back as `ptr`). An integer node
     /// (`is_int_node`) is a source: it points to the memory that holds its bytes. `value` is
     /// named `id` where it is used; a constant address or pointer is named by its use site
     /// (`<instr>#0`, `<instr>#0.0`), whose constraints that instruction emits.
-    unsafe fn pt_integer_origins(&mut self, value: LLVMValueRef, id: &Id) -> (Vec<Id>, Vec<Id>) {
+    unsafe fn pt_integer_origins(&mut self, value: LLVMValueRef, id: &Id) -> IntegerOrigins {
         unsafe {
-            let mut pointers: Vec<Id> = Vec::new();
-            let mut sources = Vec::new();
+            let mut origins = IntegerOrigins::default();
             // most values (every argument, return and store) carry no pointer bytes
             if !self.pt_int_carrier(LLVMTypeOf(value)) {
-                return (sources, pointers);
+                return origins;
             }
             let mut seen = Vec::new();
-            // (value, its id as a constant at its use)
-            let mut todo = vec![(value, Some(id.clone()))];
+            // (value, its id as a constant at its use, where its byte 0 lands)
+            let mut todo = vec![(value, Some(id.clone()), 0i64)];
             let little_endian = LLVMByteOrder(self.layout()) == LLVMByteOrdering::LLVMLittleEndian;
-            while let Some((v, site)) = todo.pop() {
-                if seen.contains(&v) || !self.pt_int_carrier(LLVMTypeOf(v)) {
+            let width = LLVMSizeOfTypeInBits(self.layout(), LLVMTypeOf(value)).div_ceil(8) as i64;
+            while let Some((v, site, at)) = todo.pop() {
+                // a part shifted wholly out of the value carries nothing (and a loop that
+                // shifts stops here)
+                let bytes = LLVMSizeOfTypeInBits(self.layout(), LLVMTypeOf(v)).div_ceil(8);
+                let inside = at < width && at + bytes as i64 > 0;
+                if !inside || seen.contains(&(v, at)) || !self.pt_int_carrier(LLVMTypeOf(v)) {
                     continue;
                 }
-                seen.push(v);
+                seen.push((v, at));
                 if self.is_int_node(v) {
-                    if let Some(node) = self.locals.get(&v).filter(|n| !sources.contains(*n)) {
-                        sources.push(node.clone());
+                    if let Some(node) = self.locals.get(&v) {
+                        push_new(&mut origins.sources, (node.clone(), at));
                     }
                     continue;
                 }
@@ -404,9 +430,7 @@ impl Worker<'_> {
                         && matches!(LLVMGetConstOpcode(v), LLVMPtrToInt | LLVMPtrToAddr);
                     let cast = cast && !is_empty_constant(LLVMGetOperand(v, 0));
                     if let Some(p) = site.filter(|_| cast).map(|s| s.child(b'.', 0)) {
-                        if !pointers.contains(&p) {
-                            pointers.push(p);
-                        }
+                        push_new(&mut origins.pointers, (p, at));
                     }
                     continue;
                 }
@@ -414,37 +438,100 @@ impl Worker<'_> {
                     let op = LLVMGetOperand(v, k);
                     let constant = !LLVMIsAConstantExpr(op).is_null();
                     let site = constant.then(|| self.instruction_id(v)).flatten();
-                    (op, site.map(|u| u.child(b'#', k as usize)))
+                    (op, site.map(|u| u.child(b'#', k as usize)), at)
                 };
-                match LLVMGetInstructionOpcode(v) {
+                let opcode = LLVMGetInstructionOpcode(v);
+                match opcode {
                     LLVMLoad => {
-                        if let Some(src) =
-                            self.first_operand_node(v).filter(|s| !sources.contains(s))
-                        {
-                            sources.push(src);
+                        if let Some(src) = self.first_operand_node(v) {
+                            push_new(&mut origins.sources, (src, at));
                         }
                     }
                     LLVMPHI => todo.extend((0..LLVMCountIncoming(v)).map(operand)),
                     LLVMSelect => todo.extend([operand(1), operand(2)]),
                     LLVMFreeze | LLVMBitCast => todo.push(operand(0)),
-                    // -O2 builds `{fmt}`'s 16-byte argument values as `zext (ptrtoint)`;
-                    // a shifted half (`shl`) is not followed
-                    LLVMZExt | LLVMOr if little_endian => {
-                        let n = if LLVMGetInstructionOpcode(v) == LLVMOr { 2 } else { 1 };
-                        todo.extend((0..n).map(operand))
+                    // -O2 builds `{fmt}`'s 16-byte argument values as `zext (ptrtoint)`
+                    LLVMZExt | LLVMTrunc if little_endian => todo.push(operand(0)),
+                    LLVMOr if little_endian => todo.extend([operand(0), operand(1)]),
+                    LLVMShl | LLVMLShr | LLVMAShr if little_endian => {
+                        let bytes = self.shift_bytes(LLVMGetOperand(v, 1));
+                        if let Some(bytes) = bytes {
+                            let (op, site, at) = operand(0);
+                            let at = if opcode == LLVMShl { at + bytes } else { at - bytes };
+                            todo.push((op, site, at));
+                        }
                     }
                     LLVMPtrToInt | LLVMPtrToAddr => {
-                        if let Some(p) =
-                            self.first_operand_node(v).filter(|p| !pointers.contains(p))
-                        {
-                            pointers.push(p);
+                        if let Some(p) = self.first_operand_node(v) {
+                            push_new(&mut origins.pointers, (p, at));
                         }
                     }
                     _ => {}
                 }
             }
-            (sources, pointers)
+            origins
         }
+    }
+
+    /// A constant shift amount in whole bytes, if it is one and shifts within the value.
+    unsafe fn shift_bytes(&self, amount: LLVMValueRef) -> Option<i64> {
+        unsafe {
+            if LLVMGetValueKind(amount) != LLVMConstantIntValueKind {
+                return None;
+            }
+            let bits = LLVMGetIntTypeWidth(LLVMTypeOf(amount));
+            // the C API's getters take at most 64 bits; a wider amount is read as printed
+            let shift = if bits <= 64 {
+                LLVMConstIntGetZExtValue(amount)
+            } else {
+                let printed = self.print_value(amount);
+                let digits = printed.rsplit(|&b| b == b' ').next()?;
+                std::str::from_utf8(digits).ok()?.parse().ok()?
+            };
+            (shift % 8 == 0 && shift < u64::from(bits)).then(|| (shift / 8) as i64)
+        }
+    }
+
+    /// The node for `base + offset` bytes: `base` itself at 0, else a node of `instr`'s
+    /// own (`<instr>+<n>`, the `n`-th it makes), a field of `base` at that offset.
+    unsafe fn pt_offset_node(
+        &mut self,
+        instr: &Id,
+        func: &Id,
+        base: &Id,
+        offset: i64,
+        made: &mut usize,
+    ) -> Option<Id> {
+        if offset == 0 {
+            return Some(base.clone());
+        }
+        let offset = num(offset)?;
+        let node = instr.child(b'+', *made);
+        *made += 1;
+        fact!(self.out, pt_node, &node, func);
+        let path = offset.to_string();
+        fact!(self.out, pt_field, instr, &node, base, offset, path);
+        Some(node)
+    }
+
+    /// The nodes for the memory whose bytes an integer's first bytes (a pointer's worth) are:
+    /// its sources at byte 0 or shifted down from further in (an `lshr` reading the upper
+    /// half). A source shifted up (its first bytes beyond the pointer) is the low bytes of
+    /// no pointer.
+    unsafe fn pt_leading_sources(
+        &mut self,
+        instr: &Id,
+        func: &Id,
+        origins: &IntegerOrigins,
+        made: &mut usize,
+    ) -> Vec<Id> {
+        let mut nodes = Vec::new();
+        for (src, at) in origins.sources.iter().filter(|(_, at)| *at <= 0) {
+            if let Some(node) = unsafe { self.pt_offset_node(instr, func, src, -at, made) } {
+                nodes.push(node);
+            }
+        }
+        nodes
     }
 
     /// Whether `v` is an integer node: a parameter or the result of a call that may reach a
@@ -936,14 +1023,27 @@ impl Worker<'_> {
                 // a wide integer load may be one half of a copy through an integer
                 LLVMLoad if self.pt_wide_integer(rt) => used.push(0),
                 LLVMStore => {
-                    let (sources, pointers) = self.pt_integer_origins(raw[0], &ops[0]);
-                    for src in &sources {
-                        fact!(self.out, pt_memcpy, id, &ops[1], src);
+                    // `*(dst + at) = src's bytes` for a source whose byte 0 lands at `at`
+                    // (from `src - at` when negative), and `*(dst + at) = p` for a whole
+                    // pointer
+                    let origins = self.pt_integer_origins(raw[0], &ops[0]);
+                    let mut made = 0;
+                    for (src, at) in &origins.sources {
+                        let (dst, src) = if *at >= 0 {
+                            (self.pt_offset_node(id, func, &ops[1], *at, &mut made), Some(src.clone()))
+                        } else {
+                            (Some(ops[1].clone()), self.pt_offset_node(id, func, src, -at, &mut made))
+                        };
+                        if let Some((dst, src)) = dst.zip(src) {
+                            fact!(self.out, pt_memcpy, id, &dst, &src);
+                        }
                     }
-                    for pointer in &pointers {
-                        fact!(self.out, pt_store, id, &ops[1], pointer);
+                    for (pointer, at) in origins.pointers.iter().filter(|(_, at)| *at >= 0) {
+                        if let Some(dst) = self.pt_offset_node(id, func, &ops[1], *at, &mut made) {
+                            fact!(self.out, pt_store, id, &dst, pointer);
+                        }
                     }
-                    if !sources.is_empty() || !pointers.is_empty() {
+                    if !origins.is_empty() {
                         used.push(1);
                     }
                 }
@@ -965,7 +1065,8 @@ impl Worker<'_> {
                     fact!(self.out, pt_int_to_ptr, id, &r);
                     // an integer loaded from memory carries what that memory holds: -O2
                     // copies a union of a pointer and an integer (Lua's `TValue`) as `i64`
-                    for src in &self.pt_integer_origins(raw[0], &ops[0]).0 {
+                    let origins = self.pt_integer_origins(raw[0], &ops[0]);
+                    for src in &self.pt_leading_sources(id, func, &origins, &mut 0) {
                         fact!(self.out, pt_int_load, id, &r, src);
                     }
                 }
@@ -1014,7 +1115,8 @@ impl Worker<'_> {
                     used.push(0);
                 }
                 LLVMRet if !ops.is_empty() => {
-                    for src in &self.pt_integer_origins(raw[0], &ops[0]).0 {
+                    let origins = self.pt_integer_origins(raw[0], &ops[0]);
+                    for src in &self.pt_leading_sources(id, func, &origins, &mut 0) {
                         fact!(self.out, pt_int_return, id, func, src);
                     }
                 }
@@ -1180,8 +1282,10 @@ impl Worker<'_> {
                     }
                     // Integers that may carry a pointer's bytes (a union returned or passed
                     // by value as `i64` or `i128`) go by the memory that holds them.
+                    let mut made = 0;
                     for k in 0..nargs {
-                        for src in &self.pt_integer_origins(raw[k], &ops[k]).0 {
+                        let origins = self.pt_integer_origins(raw[k], &ops[k]);
+                        for src in &self.pt_leading_sources(id, func, &origins, &mut made) {
                             fact!(self.out, pt_int_call_arg, id, k as i32, src);
                         }
                     }

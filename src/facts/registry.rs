@@ -725,7 +725,7 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_address_of(instr: symbol, node: symbol, obj: symbol)
     "`to = from`: phi, select, casts, freeze, aggregate and vector operations, elements into aggregate constants, pass-through intrinsics."
     pt_copy(instr: symbol, to: symbol, from: symbol)
-    "`to = base + offset` bytes: getelementptr with constant indices, and extractvalue of a wide integer from an integer node (`pt_int_call_result`); `path` is the indices joined with `.`."
+    "`to = base + offset` bytes: getelementptr with constant indices, and extractvalue of a wide integer from an integer node (`pt_int_call_result`), and `<instr>+<n>` nodes for the part of an integer a constant shift moves (stored at, or read from, `base + offset`); `path` is the indices joined with `.`."
     pt_field(instr: symbol, to: symbol, base: symbol, offset: number, path: symbol)
     "getelementptr with a non-constant or vector index, or an offset beyond 32 bits: `to` points somewhere into what `base` points to."
     pt_offset_unknown(instr: symbol, to: symbol, base: symbol)
@@ -733,9 +733,9 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_offset_stride(instr: symbol, offset: number, stride: number)
     "`to = *addr`: load of a pointer node, the old value of atomicrmw xchg and cmpxchg, masked loads and gathers."
     pt_load(instr: symbol, to: symbol, addr: symbol)
-    "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters; and a store of an integer at least as wide as a pointer that a ptrtoint or ptrtoaddr instruction made of `value`, directly or through phi, select, freeze and bitcast (`store i64 (ptrtoint ptr %p to i64), ptr %slot`)."
+    "`*addr = value`: store of a pointer node, atomicrmw xchg, the new value of cmpxchg, masked stores and scatters; and a store of an integer at least as wide as a pointer that a ptrtoint or ptrtoaddr instruction made of `value`, directly or through phi, select, freeze, bitcast and (little-endian) zext, trunc, or and shifts by whole bytes (`store i64 (ptrtoint ptr %p to i64), ptr %slot`)."
     pt_store(instr: symbol, addr: symbol, value: symbol)
-    "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy; and a store of an integer (or integer vector) at least as wide as a pointer that loads gave, directly or through phi, select, freeze and bitcast (`store i64 (load i64, ptr %src), ptr %dst`: LLVM's small memcpys from -O1 on); a constant `src` is the load's operand site."
+    "`*dst = *src` (all contents): llvm.memcpy*, llvm.memmove*, llvm.va_copy; and a store of an integer (or integer vector) at least as wide as a pointer that loads gave, directly or through phi, select, freeze, bitcast and (little-endian) zext, trunc, or and shifts by whole bytes (`store i64 (load i64, ptr %src), ptr %dst`: LLVM's small memcpys from -O1 on; a shifted part is copied to or from a `pt_field` node at its byte); a constant `src` is the load's operand site."
     pt_memcpy(instr: symbol, dst: symbol, src: symbol)
     "A pointer node turned into an integer (ptrtoint, ptrtoaddr, or an argument of inline asm): what it points to escapes, unless `pt_address_unexposed` holds."
     pt_ptr_to_int(instr: symbol, node: symbol)
@@ -743,7 +743,7 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_address_unexposed(instr: symbol)
     "A pointer node made from an integer or from nowhere the extractor can see (inttoptr, ifunc references, inline asm results)."
     pt_int_to_ptr(instr: symbol, node: symbol)
-    "A `pt_int_to_ptr` (inttoptr) of an integer at least as wide as a pointer that a load from `addr` gave, directly or through phi, select, freeze and bitcast: `to` may be any pointer that memory holds, as a load of a pointer would give."
+    "A `pt_int_to_ptr` (inttoptr) of an integer at least as wide as a pointer that a load from `addr` gave, directly or through phi, select, freeze, bitcast and (little-endian) zext, trunc, or and shifts by whole bytes: `to` may be any pointer that memory holds, as a load of a pointer would give."
     pt_int_load(instr: symbol, to: symbol, addr: symbol)
     "llvm.va_start(list) in variadic function `func`."
     pt_va_start(instr: symbol, list: symbol, func: symbol)
@@ -763,7 +763,7 @@ group pointsto "Points-to constraints (docs/pointsto.md): nodes are variables an
     pt_return(instr: symbol, func: symbol, node: symbol)
     "Integer (or integer vector) formal parameters at least as wide as a pointer, of defined functions by index: `node` points to the memory its bytes were loaded from (`pt_int_call_arg`)."
     pt_int_param(func: symbol, index: number, node: symbol)
-    "An integer (or integer vector) actual argument at least as wide as a pointer, by the memory that holds its bytes: `addr` is the address a load of it read, directly or through phi, select, freeze and bitcast, or an integer node (`pt_int_param`, `pt_int_call_result`) it came from."
+    "An integer (or integer vector) actual argument at least as wide as a pointer, by the memory that holds its bytes: `addr` is the address a load of it read, directly or through phi, select, freeze, bitcast and (little-endian) zext, trunc, or and shifts by whole bytes, or an integer node (`pt_int_param`, `pt_int_call_result`) it came from."
     pt_int_call_arg(instr: symbol, index: number, addr: symbol)
     "The result of a call that returns an integer (or integer vector) at least as wide as a pointer: `node` points to the memory that held the returned bytes (`pt_int_return`)."
     pt_int_call_result(instr: symbol, node: symbol)
