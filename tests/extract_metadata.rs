@@ -476,3 +476,46 @@ fn types_that_differ_deep_behind_unnamed_nodes_have_distinct_ids() {
         .collect();
     assert_eq!(ids.len(), 8, "{ids:?}");
 }
+
+/// C++ composites: their ODR identifier, which is also the name clang gives their TBAA type
+/// node, and the namespaces and types they are declared in.
+#[test]
+fn cpp_composites_have_identifiers_and_scopes() {
+    let dir = scratch("meta-cpp");
+    let src = dir.join("scopes.cpp");
+    std::fs::write(
+        &src,
+        "namespace geo { struct Point { int x; long y; };\n\
+         template <class T> struct Cell { T v; struct Link { Cell *next; } link; }; }\n\
+         namespace { struct Hidden { int h; }; }\n\
+         struct Plain { int p; Hidden *hidden; };\n\
+         long use(geo::Point *p, geo::Cell<int>::Link *l, Plain *q) {\n\
+           return p->y + (long)l->next + q->hidden->h + q->p;\n\
+         }\n",
+    )
+    .unwrap();
+    let bc = dir.join("scopes.bc");
+    compile(&src, &bc, &["-O2", "-g"]);
+    let out = dir.join("facts");
+    extract_ok(&[bc], &out, &["-q"]);
+    let f = Facts::open(&out);
+    let point = di(&f, "DW_TAG_structure_type", "Point");
+    f.assert_has("di_type_identifier", &[&point, "_ZTSN3geo5PointE"]);
+    f.assert_has("di_type_scope", &[&point, "geo"]);
+    // the access `p->y` is tagged with the same name
+    assert!(f.rows("tbaa_type").iter().any(|r| r[1] == "_ZTSN3geo5PointE"));
+    let link = di(&f, "DW_TAG_structure_type", "Link");
+    f.assert_has("di_type_identifier", &[&link, "_ZTSN3geo4CellIiE4LinkE"]);
+    f.assert_has("di_type_scope", &[&link, "geo::Cell<int>"]);
+    let hidden = di(&f, "DW_TAG_structure_type", "Hidden");
+    f.assert_has("di_type_scope", &[&hidden, "(anonymous namespace)"]);
+    // a type at file scope has an identifier and no scope; base types have neither
+    let plain = di(&f, "DW_TAG_structure_type", "Plain");
+    f.assert_has("di_type_identifier", &[&plain, "_ZTS5Plain"]);
+    assert!(f.lookup("di_type_scope", &plain, 0).is_empty());
+    let int = di(&f, "DW_TAG_base_type", "int");
+    assert!(f.lookup("di_type_identifier", &int, 0).is_empty());
+    // C has no identifiers and no scopes
+    let c = fixture("meta-cpp-c", &["-O0", "-g"]);
+    assert!(c.rows("di_type_identifier").is_empty() && c.rows("di_type_scope").is_empty());
+}

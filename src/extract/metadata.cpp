@@ -152,6 +152,42 @@ extern "C" LLVMMetadataRef llfacts_di_base_type(LLVMMetadataRef m) {
   return nullptr;
 }
 
+// A composite's ODR identifier (C++'s mangled type name, `_ZTSN2ns6WidgetE`, which is also
+// its TBAA type name); empty when none.
+extern "C" const char *llfacts_di_identifier(LLVMMetadataRef m, size_t *len) {
+  StringRef s;
+  if (auto *c = dyn_cast_or_null<DICompositeType>(md(m)))
+    s = c->getIdentifier();
+  *len = s.size();
+  return s.data();
+}
+
+// The namespace or type a type is declared in (`scope:`), or null: not a file, a compile
+// unit, a function or a module.
+extern "C" LLVMMetadataRef llfacts_di_type_scope(LLVMMetadataRef m) {
+  auto *t = dyn_cast_or_null<DIType>(md(m));
+  auto *scope = t ? t->getScope() : nullptr;
+  if (scope && (isa<DINamespace>(scope) || isa<DIType>(scope)))
+    return wrap(scope);
+  return nullptr;
+}
+
+// A namespace's name and the scope it is in (as above); an anonymous namespace's name is empty.
+extern "C" const char *llfacts_di_namespace(LLVMMetadataRef m, size_t *len, LLVMMetadataRef *scope) {
+  auto *n = dyn_cast_or_null<DINamespace>(md(m));
+  *scope = nullptr;
+  if (!n) {
+    *len = 0;
+    return nullptr;
+  }
+  auto *outer = n->getScope();
+  if (outer && (isa<DINamespace>(outer) || isa<DIType>(outer)))
+    *scope = wrap(outer);
+  StringRef s = n->getName();
+  *len = s.size();
+  return s.data();
+}
+
 // The elements of a composite (a tuple) or the type array of a subroutine type; null if none.
 extern "C" LLVMMetadataRef llfacts_di_elements(LLVMMetadataRef m) {
   Metadata *M = md(m);

@@ -49,6 +49,13 @@ unsafe extern "C" {
     fn llfacts_di_type_class(m: LLVMMetadataRef) -> i32;
     fn llfacts_di_base_type(m: LLVMMetadataRef) -> LLVMMetadataRef;
     fn llfacts_di_elements(m: LLVMMetadataRef) -> LLVMMetadataRef;
+    fn llfacts_di_identifier(m: LLVMMetadataRef, len: *mut usize) -> *const std::ffi::c_char;
+    fn llfacts_di_type_scope(m: LLVMMetadataRef) -> LLVMMetadataRef;
+    fn llfacts_di_namespace(
+        m: LLVMMetadataRef,
+        len: *mut usize,
+        scope: *mut LLVMMetadataRef,
+    ) -> *const std::ffi::c_char;
     fn llfacts_di_subrange_count(m: LLVMMetadataRef, out: *mut i64) -> i32;
     pub fn llfacts_di_variable_type(m: LLVMMetadataRef) -> LLVMMetadataRef;
     fn llfacts_function_di_type(f: LLVMValueRef) -> LLVMMetadataRef;
@@ -433,6 +440,29 @@ unsafe fn di_name<'a>(m: LLVMMetadataRef) -> &'a [u8] {
     }
 }
 
+/// The namespaces and types `m` is declared in, outermost first, joined by `::` as C++
+/// spells a qualified name; none at file scope or inside a function.
+unsafe fn di_scope(m: LLVMMetadataRef) -> Option<Vec<u8>> {
+    unsafe {
+        let mut names: Vec<&[u8]> = Vec::new();
+        let mut scope = llfacts_di_type_scope(m);
+        // (a bound for malformed metadata whose scopes form a cycle)
+        while !scope.is_null() && names.len() < 64 {
+            if llfacts_di_is_type(scope) != 0 {
+                names.push(di_name(scope));
+                scope = llfacts_di_type_scope(scope);
+            } else {
+                let (mut len, mut outer) = (0, std::ptr::null_mut());
+                let name = bytes(llfacts_di_namespace(scope, &mut len, &mut outer), len);
+                names.push(if name.is_empty() { b"(anonymous namespace)" } else { name });
+                scope = outer;
+            }
+        }
+        names.reverse();
+        (!names.is_empty()).then(|| names.join(&b"::"[..]))
+    }
+}
+
 /// The graph facts of the TBAA and DI type nodes the workers used, reached from them, once
 /// per id, in id order. `used` is per shard (context); ids do not depend on the shard.
 pub unsafe fn emit_metadata_facts(ctxs: &[ModuleCtx], used: Vec<Used>, out: &mut FactBuf) {
@@ -492,6 +522,14 @@ pub unsafe fn emit_metadata_facts(ctxs: &[ModuleCtx], used: Vec<Used>, out: &mut
         for (id, (s, m)) in &di {
             let (st, m, pre) = (&mut states[*s], *m, &ctxs[*s].di_hashes);
             fact!(out, di_type, id, tag_name(llfacts_di_tag(m)), di_name(m));
+            let mut len = 0;
+            let identifier = bytes(llfacts_di_identifier(m, &mut len), len);
+            if !identifier.is_empty() {
+                fact!(out, di_type_identifier, id, identifier);
+            }
+            if let Some(scope) = di_scope(m) {
+                fact!(out, di_type_scope, id, scope);
+            }
             if let Some(bits) = num(LLVMDITypeGetSizeInBits(m)).filter(|&b| b > 0) {
                 fact!(out, di_type_size, id, bits);
             }

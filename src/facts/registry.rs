@@ -690,6 +690,10 @@ group metadata "Type metadata: TBAA (struct-path form, as clang emits from -O1 o
     tbaa_root(node: symbol)
     "Debug-info type nodes reachable from the links below, with their DWARF tag (DW_TAG_base_type, DW_TAG_pointer_type, DW_TAG_typedef, DW_TAG_const_type, DW_TAG_structure_type, DW_TAG_union_type, DW_TAG_array_type, DW_TAG_enumeration_type, DW_TAG_subroutine_type, ...) and name (empty when unnamed)."
     di_type(node: symbol, tag: symbol, name: symbol)
+    "The ODR identifier of a C++ composite debug-info type: the mangled name of its type info (`_ZTSN2ns6WidgetE`), which is also the name of its TBAA type node."
+    di_type_identifier(node: symbol, identifier: symbol)
+    "The namespaces and types a debug-info type is declared in, outermost first, joined by `::` (`ns::Outer<int>`; an anonymous namespace is `(anonymous namespace)`); none at file scope or inside a function."
+    di_type_scope(node: symbol, scope: symbol)
     "Debug-info types' size in bits, when not zero (declarations and `void` have none)."
     di_type_size(node: symbol, bits: number)
     "The type a debug-info type is made from: a pointer's, reference's or typedef's base, a qualifier's (const, volatile, restrict, atomic) type, an array's element type, an enumeration's underlying type. `void *` has none."
