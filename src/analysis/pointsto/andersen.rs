@@ -45,6 +45,8 @@ const SHARE_SETS_AFTER: usize = 128 << 20;
 /// have few, and hashing every edge cost a tenth of the time with contexts.
 const SCANNED_EDGES: usize = 8;
 type Node = u32;
+/// No node (yet).
+const NO_NODE: Node = u32::MAX;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Edge {
@@ -456,6 +458,13 @@ struct Solver {
     /// The `poison_bound` of each location's object (`i32::MAX` if none), by location id.
     loc_bound: Vec<i32>,
     loc_ids: HashMap<Loc, u32>,
+    /// The cell of each location, by location id (`NO_NODE` until asked for): what
+    /// [`Solver::cell`] gives, without hashing (a load or store asks once per location).
+    loc_cell: Vec<Node>,
+    /// Where a constant offset takes each location: by offset, the id of location `id`
+    /// moved (`Field` and `Inbounds` edges; `u32::MAX` until asked for). The blob moves
+    /// through every field edge a location at a time.
+    shifted: HashMap<i32, Vec<u32>>,
     /// The ids of locations at offset -1.
     unknown_locs: LocSet,
     /// The ids of locations in a function's code (`code_object`).
@@ -626,6 +635,7 @@ impl Solver {
         }
         let i = self.locs.len() as u32;
         self.locs.push(loc);
+        self.loc_cell.push(NO_NODE);
         let layout = self.prep.layouts.get(&self.cx.obj(loc.0)).cloned();
         self.loc_layout.push(layout);
         let bound = self.prep.poison_bound.get(&self.cx.obj(loc.0));
@@ -645,6 +655,11 @@ impl Solver {
 
     fn add_loc(&mut self, n: Node, loc: Loc) {
         let id = self.loc_id(loc);
+        self.add_loc_id(n, id);
+    }
+
+    /// Adds location `id` to representative `n`.
+    fn add_loc_id(&mut self, n: Node, id: u32) {
         let n = self.find(n);
         if self.data_node[n as usize] && self.code_locs.contains(id) {
             return;
@@ -745,11 +760,34 @@ impl Solver {
                     if matches!(e, Edge::Inbounds(_, k) if self.beyond_end(id, f, k)) {
                         continue;
                     }
+                    if let Edge::Field(_, k) | Edge::Inbounds(_, k) = e {
+                        let moved = self.shifted_loc(id, k);
+                        self.add_loc_id(t, moved);
+                        continue;
+                    }
                     let (t, l) = self.transform(e, id);
                     self.add_loc(t, l);
                 }
             }
         }
+    }
+
+    /// The id of location `id` moved by a `Field` or `Inbounds` edge of offset `k` (see
+    /// `transform`, where both move it alike).
+    fn shifted_loc(&mut self, id: u32, k: i32) -> u32 {
+        if let Some(&moved) = self.shifted.get(&k).and_then(|v| v.get(id as usize))
+            && moved != u32::MAX
+        {
+            return moved;
+        }
+        let (_, l) = self.transform(Edge::Field(NO_NODE, k), id);
+        let moved = self.loc_id(l);
+        let v = self.shifted.entry(k).or_default();
+        if v.len() <= id as usize {
+            v.resize(id as usize + 1, u32::MAX);
+        }
+        v[id as usize] = moved;
+        moved
     }
 
     /// Whether offset `f + k` is past the end of location `id`'s object (`poison_bound`).
@@ -873,6 +911,18 @@ impl Solver {
         }
     }
 
+    /// The cell of location `id`: [`Solver::cell`] of its object and offset.
+    fn loc_cell(&mut self, id: u32) -> Node {
+        let c = self.loc_cell[id as usize];
+        if c != NO_NODE {
+            return c;
+        }
+        let (o, f) = self.locs[id as usize];
+        let c = self.cell(o, f);
+        self.loc_cell[id as usize] = c;
+        c
+    }
+
     /// The cell `(obj, off)`, created (and connected to the object's subscriptions) on first use.
     fn cell(&mut self, obj: u32, off: i32) -> Node {
         if let Some(&n) = self.cells.get(&(obj, off)) {
@@ -973,14 +1023,14 @@ impl Solver {
                     let w = self.whole(o);
                     self.add_edge(w, Edge::Copy(to));
                 } else {
-                    let c = self.cell(o, f);
+                    let c = self.loc_cell(id);
                     self.add_edge(c, Edge::Copy(to));
                 }
                 let c = self.cell(o, -1);
                 self.add_edge(c, Edge::Copy(to));
             }
             Trigger::Store { value, whole } => {
-                let c = self.cell(o, if whole { -1 } else { f });
+                let c = if whole { self.cell(o, -1) } else { self.loc_cell(id) };
                 self.add_edge(value, Edge::Copy(c));
             }
             Trigger::SelfStore => {
@@ -2109,6 +2159,8 @@ pub fn solve(
         loc_layout: Vec::new(),
         loc_bound: Vec::new(),
         loc_ids: HashMap::default(),
+        loc_cell: Vec::new(),
+        shifted: HashMap::default(),
         unknown_locs: LocSet::default(),
         code_locs: LocSet::default(),
         pts: Vec::new(),
