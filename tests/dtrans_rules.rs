@@ -486,7 +486,7 @@ fn souffle_gives_the_same_tuples() {
     let dir = scratch("dtrans-rules-souffle");
     for (form, flags) in FORMS.iter().chain([&RECOVERED_FORM]) {
         for src in fixtures() {
-            let recovering = src == recovered_fixture() || src.ends_with("recovered_classes.cpp");
+            let recovering = src == recovered_fixture() || src == recovered_classes_fixture();
             if (is_ll(&src) && *form != "NP") || (*form == RECOVERED_FORM.0 && !recovering) {
                 continue;
             }
@@ -531,6 +531,10 @@ const RECOVERED_FORM: (&str, &[&str]) = ("O2G", &["-O2", "-g"]);
 
 fn recovered_fixture() -> PathBuf {
     repo().join("fixtures/dtrans/recovered.c")
+}
+
+fn recovered_classes_fixture() -> PathBuf {
+    repo().join("fixtures/dtrans/recovered_classes.cpp")
 }
 
 /// dtrans_layout and dtrans_layout_field by type name (without `struct.`): the size,
@@ -640,7 +644,7 @@ fn types_the_optimiser_dropped_are_recovered_from_debug_info() {
 /// layout, and the others have the conditions of their EXPECT[O2G] lines.
 #[test]
 fn cpp_types_the_optimiser_dropped_are_recovered_from_debug_info() {
-    let src = repo().join("fixtures/dtrans/recovered_classes.cpp");
+    let src = recovered_classes_fixture();
     let dir = scratch("dtrans-rules-recovered-classes");
     let run = |form: &str, flags: &[&str]| dtrans_of(&src, form, flags, &dir);
     let (form, flags) = RECOVERED_FORM;
