@@ -389,6 +389,33 @@ fn c_byte_offset_geps_when_optimized() {
     }
 }
 
+/// An address shifted into the upper half of an `i128` and stored: the store puts it at byte
+/// 8 of the slot, through a node of the store's own (`<store>+0`, a `pt_field` at 8).
+#[test]
+fn integers_shifted_by_whole_bytes_move_their_pointers() {
+    let dir = scratch("pointsto-shift");
+    let code = "int x;\n\
+                union pun { unsigned __int128 i; struct { void *pad; int *p; } s; };\n\
+                int *upper(void) { union pun u; u.i = (unsigned __int128)(unsigned long)&x << 64;\n\
+                  return u.s.p; }\n";
+    let bc = compile_snippet(&dir, "sh", code, &["-O0", NAMES]);
+    let f = extract_to(&dir, &[bc]);
+    assert_id_closure(&f);
+    let shifted: Vec<Vec<String>> =
+        f.rows("pt_field").iter().filter(|r| r[1].ends_with("+0")).cloned().collect();
+    assert_eq!(shifted.len(), 1, "{shifted:?}");
+    let store = &shifted[0][0];
+    assert!(f.rows("store_instr").iter().any(|r| &r[0] == store), "{store} is no store");
+    let node = format!("{store}+0");
+    f.assert_has("pt_field", &[store, &node, "sh:@upper:%u", "8", "8"]);
+    f.assert_has("pt_node", &[&node, "sh:@upper"]);
+    // the value stored there is `&x`, the ptrtoint's operand
+    let conv = def(&f, "sh:@upper:%conv");
+    let value = f.one("pt_ptr_to_int", &conv, 1);
+    f.assert_has("pt_store", &[store, &node, &value]);
+    f.assert_has("pt_address_of", &[&conv, &value, "sh:@x"]);
+}
+
 #[test]
 fn cpp_invoke_and_landingpad() {
     let dir = scratch("pointsto-cpp");
