@@ -653,8 +653,8 @@ fn cpp_types_the_optimiser_dropped_are_recovered_from_debug_info() {
 
     let from_debug_info = recovered_names(&recovered);
     let names = [
-        "class.geo::Box", "geo::Base", "geo::Cell<int>", "geo::Cell<long>", "geo::Derived", "geo::Outer",
-        "geo::Outer::Inner", "geo::Point", "geo::Stat",
+        "class.geo::Box", "geo::Base", "geo::Base2", "geo::Cell<int>", "geo::Cell<long>", "geo::Derived",
+        "geo::Derived2", "geo::Outer", "geo::Outer::Inner", "geo::Point", "geo::Stat",
     ];
     assert_eq!(from_debug_info, names.map(String::from).into());
     // (the fields' types as LLVM spells them: a nested type's name is quoted in the module)
