@@ -488,7 +488,7 @@ impl Worker<'_> {
                 let digits = printed.rsplit(|&b| b == b' ').next()?;
                 std::str::from_utf8(digits).ok()?.parse().ok()?
             };
-            (shift % 8 == 0 && shift < u64::from(bits)).then(|| (shift / 8) as i64)
+            (shift % 8 == 0 && shift < u64::from(bits)).then_some((shift / 8) as i64)
         }
     }
 

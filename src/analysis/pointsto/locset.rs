@@ -134,11 +134,12 @@ fn word(c: &Chunk, w: usize) -> u64 {
 /// that word, else in a new chunk (a pooled chunk so leaves the pool).
 fn set_bit(c: &mut Rc<Chunk>, w: usize, bit: u64) {
     let stored = slot(c[0], w);
-    if let Some(i) = stored {
-        if Rc::strong_count(c) == 1 && Rc::weak_count(c) == 0 {
-            Rc::get_mut(c).expect("unique")[i] |= bit;
-            return;
-        }
+    if let Some(i) = stored
+        && Rc::strong_count(c) == 1
+        && Rc::weak_count(c) == 0
+    {
+        Rc::get_mut(c).expect("unique")[i] |= bit;
+        return;
     }
     let mut packed = Vec::with_capacity(1 + CHUNK_WORDS);
     match stored {
