@@ -502,8 +502,19 @@ fn cpp_composites_have_identifiers_and_scopes() {
     let point = di(&f, "DW_TAG_structure_type", "Point");
     f.assert_has("di_type_identifier", &[&point, "_ZTSN3geo5PointE"]);
     f.assert_has("di_type_scope", &[&point, "geo"]);
-    // the access `p->y` is tagged with the same name
-    assert!(f.rows("tbaa_type").iter().any(|r| r[1] == "_ZTSN3geo5PointE"));
+    // the access `p->y` is tagged with the same name, which C++ spells `geo::Point`
+    let tbaa_point: Vec<String> =
+        f.rows("tbaa_type").iter().filter(|r| r[1] == "_ZTSN3geo5PointE").map(|r| r[0].clone()).collect();
+    assert_eq!(tbaa_point.len(), 1);
+    f.assert_has("tbaa_type_cxx", &[&tbaa_point[0], "geo::Point"]);
+    // (the access `l->next`: a type nested in a specialization, as the demangler spells it;
+    // `q->hidden->h`: a type in an anonymous namespace)
+    let cxx: Vec<String> = f.rows("tbaa_type_cxx").iter().map(|r| r[1].clone()).collect();
+    for name in ["geo::Cell<int>::Link", "(anonymous namespace)::Hidden", "Plain"] {
+        assert!(cxx.iter().any(|c| c == name), "{name} in {cxx:?}");
+    }
+    // scalar type nodes (`long`, `any pointer`) are no mangled names
+    assert_eq!(cxx.len(), 4, "{cxx:?}");
     let link = di(&f, "DW_TAG_structure_type", "Link");
     f.assert_has("di_type_identifier", &[&link, "_ZTSN3geo4CellIiE4LinkE"]);
     f.assert_has("di_type_scope", &[&link, "geo::Cell<int>"]);
@@ -518,4 +529,6 @@ fn cpp_composites_have_identifiers_and_scopes() {
     // C has no identifiers and no scopes
     let c = fixture("meta-cpp-c", &["-O0", "-g"]);
     assert!(c.rows("di_type_identifier").is_empty() && c.rows("di_type_scope").is_empty());
+    let c2 = fixture("meta-cpp-c2", &["-O2"]);
+    assert!(!c2.rows("tbaa_type").is_empty() && c2.rows("tbaa_type_cxx").is_empty());
 }

@@ -2,11 +2,13 @@
 // wrappers (`LLVMGetMetadata`, `LLVMGetMDNodeOperands`), which create values in the context
 // and so could not be called from the workers: an instruction's `!tbaa` and `!tbaa.struct`
 // attachments, the operands of a node as metadata, and the debug-info fields the C API has
-// no getter for (tags, base types, elements, subrange counts, variable types). Every
+// no getter for (tags, base types, elements, subrange counts, variable types), and LLVM's
+// demangler for the C++ names of TBAA type nodes. Every
 // function here only reads the IR (see `extract/metadata.rs`).
 #include "llvm-c/Core.h"
 #include "llvm-c/DebugInfo.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DebugProgramInstruction.h"
@@ -264,3 +266,11 @@ extern "C" LLVMValueRef llfacts_dbg_record(LLVMDbgRecordRef r, LLVMMetadataRef *
   *plain = V->getExpression()->getNumElements() == 0;
   return wrap(described);
 }
+
+// The C++ spelling of a type's Itanium mangling (`N3geo5PointE` → `geo::Point`), malloc'd,
+// or null when it is none; `llfacts_free` gives it back.
+extern "C" char *llfacts_demangle_type(const char *s, size_t len) {
+  return itaniumDemangle(std::string_view(s, len));
+}
+
+extern "C" void llfacts_free(char *p) { std::free(p); }

@@ -51,6 +51,8 @@ unsafe extern "C" {
     fn llfacts_di_elements(m: LLVMMetadataRef) -> LLVMMetadataRef;
     fn llfacts_di_identifier(m: LLVMMetadataRef, len: *mut usize) -> *const std::ffi::c_char;
     fn llfacts_di_type_scope(m: LLVMMetadataRef) -> LLVMMetadataRef;
+    fn llfacts_demangle_type(s: *const std::ffi::c_char, len: usize) -> *mut std::ffi::c_char;
+    fn llfacts_free(p: *mut std::ffi::c_char);
     fn llfacts_di_namespace(
         m: LLVMMetadataRef,
         len: *mut usize,
@@ -493,6 +495,9 @@ pub unsafe fn emit_metadata_facts(ctxs: &[ModuleCtx], used: Vec<Used>, out: &mut
                 b""
             };
             fact!(out, tbaa_type, id, name);
+            if let Some(cxx) = name.strip_prefix(b"_ZTS").and_then(|t| demangle_type(t)) {
+                fact!(out, tbaa_type_cxx, id, cxx);
+            }
             if ops <= 1 {
                 fact!(out, tbaa_root, id);
             }
@@ -579,6 +584,19 @@ pub unsafe fn emit_metadata_facts(ctxs: &[ModuleCtx], used: Vec<Used>, out: &mut
                 }
             }
         }
+    }
+}
+
+/// The C++ spelling of a type's Itanium mangling (`N3geo5PointE`: `geo::Point`).
+unsafe fn demangle_type(mangled: &[u8]) -> Option<Vec<u8>> {
+    unsafe {
+        let p = llfacts_demangle_type(mangled.as_ptr().cast(), mangled.len());
+        if p.is_null() {
+            return None;
+        }
+        let name = std::ffi::CStr::from_ptr(p).to_bytes().to_vec();
+        llfacts_free(p);
+        Some(name)
     }
 }
 

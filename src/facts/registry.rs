@@ -684,6 +684,8 @@ group metadata "Type metadata: TBAA (struct-path form, as clang emits from -O1 o
     instr_tbaa_struct(instr: symbol, index: number, offset: number, size: number, access: symbol)
     "TBAA type nodes reachable from the access tags, with their name (`int`, `any pointer`, `omnipotent char`, a struct's tag name, `_ZTS1S` in C++; empty for an anonymous struct)."
     tbaa_type(node: symbol, name: symbol)
+    "TBAA type nodes that C++ names by a type's mangled name (`_ZTSN3geo5PointE`): the type as C++ spells it (`geo::Point`), by LLVM's demangler."
+    tbaa_type_cxx(node: symbol, name: symbol)
     "TBAA type nodes' members by index: the member's type node and byte offset. A struct type node lists its fields (an array field as its element type); a scalar type node has one member, its parent, at offset 0."
     tbaa_member(node: symbol, index: number, member: symbol, offset: number)
     "TBAA root nodes (`Simple C/C++ TBAA`): type nodes without a parent."
